@@ -1,7 +1,8 @@
 """CNN training step (conv 5x5x1x32 SAME, relu, max_pool 2x2, dense 10; batch 64, 28x28x1, SGD):
 lens vs the same step written by hand in NumPy, and vs TF's figure.
 
-`python -m bench.bench_cnn --profile` also prints lens's slowest ops from a traced run.
+`python -m bench.bench_cnn --profile` also prints lens's slowest kernel calls in the plain (fused)
+plan, and its slowest ops in a traced run (one call per op).
 """
 import sys
 import time
@@ -180,9 +181,62 @@ def profile(steps=20, top=15):
     print("%9.3f  all %d ops" % (sum(totals.values()) / steps / 1e3, len(rows)))
 
 
+def profile_plan(steps=30, top=12):
+    """Mean time per kernel call of the plain (untraced, fused) plan, slowest first.
+
+    Each call of the compiled plan's kernels is timed by a wrapper; a fused call is named after
+    the ops it runs.
+    """
+    import re
+    from lens.engine import plan as plan_mod
+    rng = np.random.default_rng(0)
+    x, y = _data(BATCH, rng)
+    sess, xp, yp, train, loss = lens_graph(_init(rng))
+    fd = {xp: x, yp: y}
+    sess.run([train, loss], fd)
+    plan = list(sess._runs.values())[-1].plan
+    env, totals, labels = plan.globals, {}, {}
+    for line in plan.source.splitlines():
+        m = re.search(r"= (k\d+)\(", line)
+        if m:
+            k = env[m.group(1)]
+            labels[m.group(1)] = ("+".join(op.type for op in k.members) if isinstance(k, plan_mod._Fused)
+                                  else None)
+    for no, op in plan.line_ops.items():
+        m = re.search(r"= (k\d+)\(", plan.source.splitlines()[no - 1])
+        if m and labels.get(m.group(1)) is None:
+            labels[m.group(1)] = op.name
+
+    def timed(name, fn):
+        def call(*args):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                totals[name] = totals.get(name, 0.0) + time.perf_counter() - t0
+        return call
+    originals = {k: env[k] for k in labels}
+    for k in labels:
+        env[k] = timed(k, originals[k])
+    try:
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            sess.run([train, loss], fd)
+        wall = (time.perf_counter() - t0) / steps
+    finally:
+        env.update(originals)
+    rows = sorted(totals.items(), key=lambda kv: -kv[1])
+    print("%9s  %s" % ("ms/step", "kernel call of the plain plan"))
+    for k, sec in rows[:top]:
+        print("%9.3f  %s" % (sec / steps * 1e3, labels[k]))
+    print("%9.3f  all %d calls; %.3f ms per whole step" % (sum(totals.values()) / steps * 1e3, len(rows), wall * 1e3))
+
+
 if __name__ == "__main__":
     for row in run():
         print("%-45s lens %.2f ms  %s %.2f ms  ratio %.2f  %s" % (
             row["name"], row["lens"], row["other_name"], row["other"], row["lens"] / row["other"], row["note"]))
     if "--profile" in sys.argv:
+        profile_plan()
+        print()
         profile()

@@ -7,6 +7,10 @@ op is exempt from the filter, whether it updates variables in place, whether its
 be variable buffers) is computed once per graph and filter setup and kept from run to run;
 the closure does one dict lookup, a few flag tests and an append per call. Timestamps are
 made strictly increasing only when the held values are read (FilterSink.finish), not per call.
+
+Variable buffers (read-only arrays) are held by reference and copied only when the engine
+announces, through before_update, an op about to overwrite them: in a training step that is
+one copy per variable, made just before its update, and none of the updated values.
 """
 
 import numpy as np
@@ -16,7 +20,7 @@ from lens.dbg.filters import nonfinite
 # Per-slot codes (bit flags; None = slot not watched).
 HOLD = 0  # keep the value only (exempt node)
 CHECK = 1  # run the filter on it
-MAYBE_VAR = 2  # a read-only array here may be a variable buffer: copy it before holding
+MAYBE_VAR = 2  # a read-only array here may be a variable buffer: copied before an update
 
 
 def _slot_code(watch, tensor, allowed, const):
@@ -36,8 +40,9 @@ def _entry(sink, watch, op):
 
 
 def make_filter_hook(sink, watch):
-    """on_output(op, slot, value, ts) holding values in `sink` and testing the builtin
-    has_inf_or_nan filter (a custom filter gets the same holding, then its own call)."""
+    """(on_output(op, slot, value, ts), before_update(*buffers)) holding values in `sink` and
+    testing the builtin has_inf_or_nan filter (a custom filter gets the same holding, then
+    its own call)."""
     # Per-op entries only depend on the graph, the dtype regex and the exemptions: cached
     # in the sink's pool (kept by the wrapper from run to run) under that key. Without an
     # allow key the exemptions may change between runs, so the entries live for one run.
@@ -48,10 +53,10 @@ def make_filter_hook(sink, watch):
     trips = sink._trip_idx
     verdicts = sink._verdicts
     snaps = sink._snaps
-    snapshot = sink._snapshot
     builtin = sink._builtin
     check_custom = sink._check_custom
     ndarray = np.ndarray
+    pending = sink._pending
 
     def on_output(op, slot, value, ts):
         entry = entries.get(op)
@@ -68,8 +73,10 @@ def make_filter_hook(sink, watch):
             # owned by a writeable array; kernel results and folded values are not.
             if code & MAYBE_VAR and not value.flags.writeable:
                 base = value.base
-                if base is None or not base.flags.writeable:
-                    value = snapshot(info, slot, value)
+                if base is None:
+                    pending.setdefault(id(value), []).append(len(held))
+                elif not base.flags.writeable:
+                    pending.setdefault(id(base), []).append(len(held))
             if code & CHECK:
                 if builtin:
                     if value.dtype.kind in "fc":
@@ -86,4 +93,4 @@ def make_filter_hook(sink, watch):
             trips.append(len(held))
         append((info, slot, "DebugIdentity", value, ts))
 
-    return on_output
+    return on_output, sink.copy_pending

@@ -1,6 +1,5 @@
 """Tensor filters for `run -f` and `lt -f`: `has_inf_or_nan` and the filter registry."""
 
-import math
 import re
 
 import numpy as np
@@ -35,40 +34,37 @@ def has_inf_or_nan(datum, tensor):
     return False  # ints can't hold inf/nan; bool, strings and the rest never pass
 
 
-_zeros = {}  # float dtype -> zeros vector reused by nonfinite (calloc'd: costs no RAM)
-_CHUNK = 1 << 22
+_ROW = 1024  # elements per row of the matrix-vector check: one row of zeros stays in L1
+_ROW_ZEROS = {np.dtype(np.float32): np.zeros(_ROW, np.float32),
+              np.dtype(np.float64): np.zeros(_ROW, np.float64)}
 
 
-def _dot_zeros(flat):
-    """x . 0 over a 1-D float32/float64 array: 0 when all finite, nan when any inf or nan.
+def _dot_zeros_nonzero(flat, zeros):
+    """True if flat . 0 is not 0, i.e. flat holds an inf or nan (1-D float32/float64).
 
-    Each product is 0 (finite x) or nan (inf * 0, nan * 0) and nan survives any sum, so
-    unlike a plain sum this never overflows; BLAS does it faster than any reduction."""
-    zeros = _zeros.get(flat.dtype)
-    if zeros is None or zeros.size < min(flat.size, _CHUNK):
-        zeros = _zeros[flat.dtype] = np.zeros(max(min(flat.size, _CHUNK), 1024), flat.dtype)
-    total = 0.0
-    for start in range(0, flat.size, _CHUNK):
-        part = flat[start:start + _CHUNK]
-        total += float(np.dot(part, zeros[:part.size]))
-    return total
-
-
-_BLAS_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+    Each product is 0 (finite x) or nan (inf * 0, nan * 0) and nan survives any sum, so unlike
+    a plain sum this never overflows. Viewed as rows of _ROW elements times one row of zeros,
+    BLAS reads the tensor once and the zeros from L1 (a dot against a full-size zeros vector
+    would read twice the memory)."""
+    size = flat.size
+    rows = size // _ROW
+    if rows:
+        head = flat[:rows * _ROW].reshape(rows, _ROW)
+        if head.dot(zeros).any():
+            return True
+        flat = flat[rows * _ROW:]
+        size = flat.size
+    return bool(size) and bool(np.dot(flat, zeros[:size]) != 0)
 
 
 def nonfinite(value):
     """has_inf_or_nan for a value in a run, as fast as one BLAS pass over the tensor."""
     if type(value) is not np.ndarray:
         return has_inf_or_nan(None, value)
-    dtype = value.dtype
-    if dtype in _BLAS_FLOATS and value.flags.c_contiguous:
-        size = value.size
-        zeros = _zeros.get(dtype)
-        if zeros is not None and size <= zeros.size:  # the common case, inlined
-            return bool(np.dot(value.reshape(size), zeros[:size]) != 0)
-        return not math.isfinite(_dot_zeros(value.reshape(-1)))
-    if dtype.kind not in "fc":
+    zeros = _ROW_ZEROS.get(value.dtype)
+    if zeros is not None and value.flags.c_contiguous:
+        return _dot_zeros_nonzero(value.reshape(value.size), zeros)
+    if value.dtype.kind not in "fc":
         return False  # ints, bools, strings hold no inf/nan
     return bool(not np.isfinite(value).all())
 

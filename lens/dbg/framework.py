@@ -7,6 +7,7 @@ import zlib
 from lens.dbg import device_names
 from lens.dbg.run_screens import element_name, flatten_fetches
 from lens.dbg.watch import Watch
+from lens.engine.session import SessionContext
 
 
 _MAX_CACHED_RUN_GRAPHS = 32  # distinct (fetches, feeds) signatures kept per wrapper
@@ -92,7 +93,7 @@ def write_run_files(writer, sess, fetches, feed_dict, run_index, cache):
     writer.write_feed_keys_info(feed_dict)
 
 
-class BaseDebugWrapperSession:
+class BaseDebugWrapperSession(SessionContext):
     """Wraps a lens Session; every call but `run` is delegated unchanged."""
 
     def __init__(self, sess, thread_name_filter=None):
@@ -141,19 +142,6 @@ class BaseDebugWrapperSession:
         """Make this wrapper the default session (context manager), so eval() debugs too."""
         from lens.engine import session as session_module
         return session_module._default_session_stack.get_controller(self)
-
-    def __enter__(self):
-        self._default_graph_ctx = self.graph.as_default()
-        self._default_graph_ctx.__enter__()
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self._default_ctx.__exit__(exc_type, exc, tb)
-        self._default_graph_ctx.__exit__(exc_type, exc, tb)
-        self.close()
-        return False
 
     def __getattr__(self, name):
         # Anything not debugger-specific (list_devices, reset, ...) is the session's own.

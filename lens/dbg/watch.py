@@ -126,8 +126,8 @@ class Watch:
             start(sees_all)
         fast = getattr(sink, "fast_on_output", None)
         if fast is not None and type(self) is Watch and self._identity_only:
-            # Shadows the method for this instance: the engine calls W.on_output directly.
-            self.on_output = fast(self)
+            # Shadows the methods for this instance: the engine calls them directly.
+            self.on_output, self.before_update = fast(self)
 
     def _dtype_ok(self, tensor):
         # Handles (datasets, iterators) are not tensors of numbers: tfdbg never dumps them either.
@@ -153,6 +153,11 @@ class Watch:
         if info is None:
             info = self._infos[op] = OpInfo(op.name, op.type, op.device, _mutates(op))
         return info
+
+    def before_update(self, *buffers):
+        """Called by the engine before an op overwrites these variable buffers (None: any).
+
+        Sinks here copy or write each value as it arrives, so there is nothing to do."""
 
     def on_output(self, op, output_slot, value, timestamp_us):
         """Apply every debug op to one output and hand the results to the sink."""
@@ -256,12 +261,13 @@ class MemoryDatum:
 class FilterSink:
     """Keeps a run's values in memory and checks a filter on each; disk only if it trips.
 
-    Values are held by reference, except read-only arrays: those are variable buffers (or
-    views of them) that an update later in the run overwrites in place, so they are copied
-    (W:0 shows its value from before this run's update). Kernel results are fresh writeable
-    arrays that nothing changes afterwards. Copies go into buffers kept in `pool` from run
-    to run (no page faults for fresh memory each step); so a value that a filter function
-    receives is only valid during that call."""
+    Values are held by reference. Read-only arrays are variable buffers (or views of them)
+    that an update later in the run may overwrite in place: add_watched copies them at once;
+    the run -f hook copies them only when the engine announces an update of their buffer, or
+    when the held values are read after the run (W:0 shows its value from before this run's
+    update). Kernel results are fresh writeable arrays that nothing changes afterwards.
+    Copies go into buffers kept in `pool` from run to run (no page faults for fresh memory
+    each step); so a value that a filter function receives is only valid during that call."""
 
     def __init__(self, filter_fn, is_allowed, allow_key=None, pool=None):
         self.filter_fn = filter_fn
@@ -277,6 +283,9 @@ class FilterSink:
         self._snaps = {}  # id(buffer) -> (buffer, its snapshot), until the next update
         self._verdicts = {}  # id(held value) -> builtin filter result (same array, same answer)
         self._finished = 0  # how many held entries have increasing timestamps already
+        # id(variable buffer) -> indices into _held of values held by reference that share it
+        # (filled by the run -f hook, emptied by copy_pending).
+        self._pending = {}
 
     def watch_started(self, sees_all):
         """Told by the Watch: True when every executed op (every update) reaches this sink."""
@@ -285,13 +294,39 @@ class FilterSink:
         self._dedupe = sees_all
 
     def fast_on_output(self, watch):
-        """The per-output hook a plain Watch installs instead of its on_output."""
+        """(on_output, before_update) hooks a plain Watch installs instead of its methods."""
         from lens.dbg.filter_fast import make_filter_hook
         return make_filter_hook(self, watch)
+
+    def copy_pending(self, *buffers):
+        """Copy the held values sharing these variable buffers (None: any buffer): the engine
+        calls this before an op overwrites them in place, and reading held values after the
+        run calls it for all, so they don't change with the next run's updates."""
+        pending = self._pending
+        if not pending:
+            return
+        if any(b is None for b in buffers):
+            due = [i for indices in pending.values() for i in indices]
+            pending.clear()
+        else:
+            due = [i for b in buffers for i in pending.pop(id(b), ())]
+        if not due:
+            return
+        self._snaps.clear()  # earlier copies show these buffers before an earlier update
+        self._verdicts.clear()  # the same arrays will hold other numbers
+        held = self._held
+        copies = {}  # W:0 and W/read:0 are one array: one copy serves both
+        for i in due:
+            info, slot, debug_op, value, ts = held[i]
+            copy = copies.get(id(value))
+            if copy is None:
+                copy = copies[id(value)] = self._snapshot(info, slot, value)
+            held[i] = (info, slot, debug_op, copy, ts)
 
     def _finish(self):
         """Make held timestamps strictly increasing (dump order = execution order even when
         two ops finish within the same microsecond); done once, when values are read."""
+        self.copy_pending(None)
         held = self._held
         last = held[self._finished - 1][4] if self._finished else 0
         for i in range(self._finished, len(held)):

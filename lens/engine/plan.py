@@ -5,8 +5,9 @@ import time
 import numpy as np
 
 from lens import errors
-from lens.engine import plan_opt
+from lens.engine import plan_opt, plan_watch
 from lens.engine.graph import Operation
+from lens.engine.plan_watch import is_variable_ref
 
 _plan_ids = itertools.count()
 
@@ -50,10 +51,6 @@ def prune(targets, fed):
     return order
 
 
-def _is_variable_ref(t):
-    return t._op._type in ("VariableV2", "Variable") and t._dtype.is_ref_dtype
-
-
 class Plan:
     """A compiled run: feed slots, the generated function, the ops it runs."""
 
@@ -88,17 +85,23 @@ class _Builder:
         self.lines = ["def run(f, S, W):"]
         self.line_ops = {}
         self.counter = itertools.count()
-        # Watched (debugger) runs fold shapes and alias identities too (their values still reach
-        # the watch) but keep every op: unlike tfdbg after Grappler, the user sees each node.
+        # Watched (debugger) runs skip dead ops, fold shapes and alias identities too: tfdbg
+        # instruments the graph after Grappler, so a node Grappler made a NoOp is never dumped.
         optimize = plan_opt.ENABLED
-        self.dead = plan_opt.dead_ops(ops, targets, fed) if optimize and watch is None else set()
+        self.dead = plan_opt.dead_ops(ops, targets, fed) if optimize else set()
+        # Grappler's dependency optimizer also bypasses Identity ops that are neither fetched
+        # nor variable reads (tuple/control_dependency...): tfdbg never sees them either.
+        self.unwatched = plan_watch.bypassed_identities(ops, targets, fed) if optimize and watch else set()
         groups = plan_opt.fold_groups(ops, fed, self.dead) if optimize else []
         self.folded = {op for _, members in groups for op in members}
+        if optimize and watch is not None:
+            self.unwatched |= plan_watch.folded_away(ops, targets, self.folded)
         # Fused chains change which values exist, so watched and traced runs (which report every
         # op's value and time) keep one call per op.
         fuse = optimize and watch is None and not trace
         self.chains = plan_opt.fused_chains(ops, targets, fed, self.dead, self.folded) if fuse else {}
-        self.absorbed = {m for members, _, _ in self.chains.values() for m in members[:-1]}
+        self.absorbed = {m for members, _, _, _ in self.chains.values() for m in members[:-1]}
+        self.private = {}       # private plan value (a chain's extra output) -> its local name
         pos = {op: i for i, op in enumerate(ops)}
         self.groups_at = {}
         for srcs, members in groups:
@@ -159,9 +162,9 @@ class _Builder:
 
     def _emit_op(self, op):
         names, fed, watch = self.names, self.fed, self.watch
-        watched = watch is not None and watch.selects(op)
+        watched = watch is not None and op not in self.unwatched and watch.selects(op)
         for t in op._outputs:
-            if t not in fed and _is_variable_ref(t):
+            if t not in fed and is_variable_ref(t):
                 names[t] = "S[%r]" % op._name
         kind = op._type
         if kind in ("VariableV2", "Variable") and not watched:
@@ -182,7 +185,7 @@ class _Builder:
             return
         if self.alias and kind == "Identity" and op._outputs[0] not in fed and not watched:
             src = op._inputs[0]
-            if not _is_variable_ref(src):
+            if not is_variable_ref(src):
                 # A pure alias: control inputs are already honoured by the sequential order.
                 names[op._outputs[0]] = names[src]
                 self._record(op, [names[src]])
@@ -199,6 +202,8 @@ class _Builder:
                 self.traced[op] = (0, 0, [v])
             return
         start = self.stamp
+        if watch is not None:
+            self._emit_before_update(op)
         stmt, outs = self._call(op)
         self.line_ops[len(self.lines) + 1] = op
         self.lines.append("    " + stmt)
@@ -208,19 +213,36 @@ class _Builder:
             self._emit_watch(op)
 
     def _emit_chain(self, tail):
-        """One fused kernel call computing a chain's tail output (errors name the chain's head)."""
-        members, inputs, maker = self.chains[tail]
+        """One fused kernel call computing a chain's outputs (errors name the op that fails)."""
+        members, inputs, maker, outputs = self.chains[tail]
         kname = self.new("k")
         self.env[kname] = _Fused(maker(members, self.ctx, self.fed), members, inputs, self.ctx)
-        v = self.new("t")
-        self.names.setdefault(tail._outputs[0], v)
-        out = v if self.names[tail._outputs[0]] == v else "_"
+        outs = []
+        for t in outputs:
+            v = self.new("t")
+            if isinstance(t, str):
+                self.private[t] = v
+            else:
+                self.names.setdefault(t, v)
+                v = v if self.names[t] == v else "_"
+            outs.append(v)
+        args = ", ".join(self.private[t] if isinstance(t, str) else self.names[t] for t in inputs)
+        target = outs[0] if len(outs) == 1 else "".join(o + ", " for o in outs)
         self.line_ops[len(self.lines) + 1] = members[0]
-        self.lines.append("    %s = %s(%s)" % (out, kname, ", ".join(self.names[t] for t in inputs)))
+        self.lines.append("    %s = %s(%s)" % (target, kname, args))
+
+    def _emit_before_update(self, op):
+        """Tell the watch which variable buffers op is about to overwrite (None: maybe any), so
+        a watch holding earlier reads by reference copies just those, just in time."""
+        names = plan_watch.updated_variables(op)
+        if names is None:
+            self.lines.append("    W.before_update(None)")
+        elif names:
+            self.lines.append("    W.before_update(%s)" % "".join("S.get(%r), " % n for n in names))
 
     def _emit_watch(self, op):
         """Hand each output of a watched op to the watch, right after it is computed."""
-        if self.watch is None or not self.watch.selects(op):
+        if self.watch is None or op in self.unwatched or not self.watch.selects(op):
             return
         oname = self.new("o")
         self.env[oname] = op
@@ -310,6 +332,9 @@ class _Fused:
 
     def _blame(self, args):
         values = dict(zip(self.inputs, args))
+        known = getattr(self.fn, "known", None)
+        if known is not None:   # tensors a previous fused call computed, from its private value
+            values.update(known(*args))
         for op in self.members:
             od = op._op_def
             vals = [values[t] for i, t in enumerate(op._inputs) if i not in od.handle_inputs]

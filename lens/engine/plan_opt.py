@@ -1,6 +1,7 @@
-"""What a compiled plan may skip or compute once, without changing any fetched value.
+"""What a compiled plan may skip, compute once or fuse, without changing any fetched value.
 
-Two rewrites, both in the compiled plan only (the graph keeps every op):
+Rewrites in the compiled plan only (the graph keeps every op); fused chains and conv-pool
+blocks (below) apply to plain runs only, never to watched or traced ones:
 
 * Dead ops. TF1 sessions run Grappler's dependency optimizer by default, which turns a
   side-effect-free op whose outputs nobody reads (only control edges leave it, e.g. the gradient
@@ -11,6 +12,8 @@ Two rewrites, both in the compiled plan only (the graph keeps every op):
   shapes and its values are reused (read-only) while the shapes stay the same.
 """
 import numpy as np
+
+from lens.engine.plan_watch import is_variable_ref
 
 # Ops whose output is a function of their inputs' shapes only.
 SHAPE_READERS = frozenset({"Shape", "ShapeN", "Rank", "Size"})
@@ -32,18 +35,15 @@ _KEEP_TYPES = frozenset({"Assert", "CheckNumerics", "Placeholder", "PlaceholderW
                          "NextIteration", "LoopCond", "ControlTrigger", "NoOp"})
 
 ENABLED = True         # tests compare against plans built without these rewrites
+BLOCKS = True          # conv-pool blocks (see conv_pool_blocks); off: the plain fused chains
 MAX_CACHED_KEYS = 64   # distinct shape sets kept per group (varying batch sizes)
-
-
-def _is_variable_ref(t):
-    return t._op._type in ("VariableV2", "Variable") and t._dtype.is_ref_dtype
 
 
 def _removable(op):
     """Side-effect free, with outputs, and not an op Grappler keeps (variable reads included)."""
     if not op._outputs or op._type in _KEEP_TYPES or op._op_def.stateful or op._op_def.handle_inputs:
         return False
-    if op._type in ("Identity", "IdentityN") and op._inputs and _is_variable_ref(op._inputs[0]):
+    if op._type in ("Identity", "IdentityN") and op._inputs and is_variable_ref(op._inputs[0]):
         return False
     return True
 
@@ -83,7 +83,7 @@ def fold_groups(ops, fed, skip):
             elif op._type in SHAPE_READERS and t not in fed and t._op._type == "Const":
                 continue
             elif op._type in SHAPE_READERS:
-                if _is_variable_ref(t):   # an Assign may reshape it mid-run: keep the read in place
+                if is_variable_ref(t):   # an Assign may reshape it mid-run: keep the read in place
                     ok = False
                 srcs.add(t)
             elif t in fed:
@@ -160,7 +160,10 @@ def _patterns():
 
 
 def fused_chains(ops, targets, fed, dead, folded=frozenset()):
-    """{tail op: (member ops head first, input tensors, kernel maker)} for chains safe to fuse.
+    """{tail op: (member ops, tail last; inputs; kernel maker; outputs)} for chains safe to fuse.
+
+    Inputs and outputs are tensors, or strings naming a private plan value that one fused call
+    returns and a later one takes (never seen outside the plan).
 
     A member before the tail must have one output, read only by the next member (no fetch, no
     control edge, no shape reader), and no op updating a variable may run between head and tail:
@@ -189,6 +192,10 @@ def fused_chains(ops, targets, fed, dead, folded=frozenset()):
                 and op._outputs[0] not in fed and uses.get(op._outputs[0], 0) == 1)
 
     chains, taken = {}, set()
+    if BLOCKS:
+        for tail, entry in conv_pool_blocks(ops, fetched, fed, skip, uses, ctl, pos, stateful_at).items():
+            chains[tail] = entry
+            taken.update(entry[0])
     for types, fits, gather, maker in _patterns():
         for tail in ops:
             if tail._type != types[-1] or tail in taken or tail in skip or tail in chains:
@@ -206,6 +213,117 @@ def fused_chains(ops, targets, fed, dead, folded=frozenset()):
             lo, hi = pos[members[0]], pos[tail]
             if any(lo < i < hi for i in stateful_at):
                 continue
-            chains[tail] = (members, gather(*members), maker)
+            chains[tail] = (members, gather(*members), maker, [tail._outputs[0]])
             taken.update(members)
     return chains
+
+
+# ------------------------------------------------------------------ conv-pool blocks
+# The layer every TF1 CNN tutorial builds, relu(conv2d(x, f) + b) -> max_pool, trained through
+# the gradients of f and b: two fused calls (see lens/engine/ops/conv_pool.py) sharing the patch
+# matrix and a pool-friendly layout of the conv output through a private plan value.
+def _nhwc(op):
+    return op._attrs.get("data_format", "NHWC") == "NHWC"
+
+
+def _conv_keys(op):
+    return {k: op._attrs.get(k) for k in ("strides", "padding", "dilations", "data_format", "explicit_paddings")}
+
+
+def _pool_keys(op):
+    return {k: op._attrs.get(k) for k in ("ksize", "strides", "padding", "data_format")}
+
+
+def _block_at(pool, fetched, fed, skip, uses, ctl, consumers):
+    """(forward members, backward members) of the block ending in this MaxPool, or None."""
+    from lens.engine import dtypes
+    from lens.engine.ops.conv_np import TAP_MAJOR_MAX_C
+
+    # Control edges need no check: nothing updating a variable may run between the block's
+    # first op and its last call, and no other op can tell when a pure op ran.
+    def single(op, users=1):
+        return (op not in fetched and op not in skip and len(op._outputs) == 1
+                and op._outputs[0] not in fed and uses.get(op._outputs[0], 0) == users)
+
+    def producer(t, kind):
+        return t._op if t not in fed and t._op._type == kind else None
+
+    relu = producer(pool._inputs[0], "Relu")
+    bias = relu and producer(relu._inputs[0], "BiasAdd")
+    conv = bias and producer(bias._inputs[0], "Conv2D")
+    if conv is None or not (single(conv) and single(bias) and single(relu, 3)):
+        return None
+    r, p = relu._outputs[0], pool._outputs[0]
+    x, dtype = conv._inputs[0], r.dtype.base_dtype
+    if not (_nhwc(conv) and _nhwc(bias) and _nhwc(pool) and dtype in (dtypes.float32, dtypes.float64)
+            and bias._inputs[1].dtype.base_dtype == dtype and conv._inputs[1].dtype.base_dtype == dtype
+            and x.shape.ndims == 4 and x.shape.as_list()[3] is not None
+            and x.shape.as_list()[3] <= TAP_MAJOR_MAX_C
+            and list(pool._attrs["ksize"]) == list(pool._attrs["strides"]) and p not in fed):
+        return None
+    users = [u for u in consumers.get(r, ()) if u is not pool]
+    grad = next((u for u in users if u._type == "MaxPoolGrad"), None)
+    rgrad = next((u for u in users if u._type == "ReluGrad"), None)
+    if grad is None or rgrad is None or len(users) != 2 or not single(grad) or not single(rgrad, 2):
+        return None
+    if not (grad._inputs[0] is r and grad._inputs[1] is p and _pool_keys(grad) == _pool_keys(pool)
+            and rgrad._inputs[0] is grad._outputs[0] and rgrad._inputs[1] is r
+            and grad._inputs[2].dtype.base_dtype == dtype):
+        return None
+    d = rgrad._outputs[0]
+    users = consumers.get(d, ())
+    bgrad = next((u for u in users if u._type == "BiasAddGrad"), None)
+    # The filter gradient may read it through identities (tf.gradients' tuple/control_dependency).
+    idents = []
+    fgrad = next((u for u in users if u._type in ("Conv2DBackpropFilter", "Identity")), None)
+    while fgrad is not None and fgrad._type == "Identity":
+        if not single(fgrad):
+            return None
+        idents.append(fgrad)
+        nxt = consumers.get(fgrad._outputs[0], ())
+        fgrad = nxt[0] if len(nxt) == 1 and nxt[0]._type in ("Conv2DBackpropFilter", "Identity") else None
+    if bgrad is None or fgrad is None or len(users) != 2:
+        return None
+    sizes, fin = fgrad._inputs[1], (idents[-1] if idents else rgrad)._outputs[0]
+    if not (_nhwc(bgrad) and fgrad._inputs[0] is x and fgrad._inputs[2] is fin and _conv_keys(fgrad) == _conv_keys(conv)
+            and sizes not in fed and sizes._op._type == "Shape" and sizes._op._inputs[0] is conv._inputs[1]
+            and not any(t in fed for t in (bgrad._outputs[0], fgrad._outputs[0]))):
+        return None
+    return [conv, bias, relu, pool], [grad, rgrad] + idents + [bgrad, fgrad]
+
+
+def conv_pool_blocks(ops, fetched, fed, skip, uses, ctl, pos, stateful_at):
+    """{tail op: chain entry} for each conv-pool block's forward and backward call.
+
+    The forward call runs at the MaxPool's place and also returns the private value; the
+    backward call runs at the later of BiasAddGrad and Conv2DBackpropFilter, so whatever reads
+    the earlier one's output must come after it. No op updating a variable may run anywhere
+    between the Conv2D and that place (the backward call reads the forward call's input).
+    """
+    from lens.engine.ops import conv_pool
+    consumers = {}
+    for op in ops:
+        if op in skip:
+            continue
+        for t in op._inputs:
+            consumers.setdefault(t, []).append(op)
+    out = {}
+    for pool in ops:
+        if pool._type != "MaxPool" or pool in skip:
+            continue
+        found = _block_at(pool, fetched, fed, skip, uses, ctl, consumers)
+        if found is None:
+            continue
+        fwd, bwd = found
+        grad, bgrad, fgrad = bwd[0], bwd[-2], bwd[-1]
+        first, tail = sorted((bgrad, fgrad), key=pos.get)
+        lo, hi = pos[fwd[0]], pos[tail]
+        if any(lo < i < hi for i in stateful_at) \
+                or any(pos[u] <= hi for u in consumers.get(first._outputs[0], ())):
+            continue
+        key = "block%d" % len(out)
+        out[pool] = (fwd, list(fwd[0]._inputs) + [fwd[1]._inputs[1]], conv_pool.make_forward,
+                     [pool._outputs[0], key])
+        out[tail] = ([m for m in bwd if m is not tail] + [tail], [key, grad._inputs[2], fgrad._inputs[1]],
+                     conv_pool.make_backward, [bgrad._outputs[0], fgrad._outputs[0]])
+    return out

@@ -140,7 +140,24 @@ class _CompiledRun:
         self.build = build
 
 
-class BaseSession:
+class SessionContext:
+    """`with sess:` makes the session and its graph the defaults, then closes the session."""
+
+    def __enter__(self):
+        self._default_graph_ctx = self.graph.as_default()
+        self._default_graph_ctx.__enter__()
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._default_ctx.__exit__(exc_type, exc, tb)
+        self._default_graph_ctx.__exit__(exc_type, exc, tb)
+        self.close()
+        return False
+
+
+class BaseSession(SessionContext):
     """TF1's Session API over lens's executor."""
 
     def __init__(self, target="", graph=None, config=None):
@@ -189,19 +206,6 @@ class BaseSession:
     def as_default(self):
         """Context manager making this the default session (and its graph the default graph)."""
         return _default_session_stack.get_controller(self)
-
-    def __enter__(self):
-        self._default_graph_ctx = self._graph.as_default()
-        self._default_graph_ctx.__enter__()
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self._default_ctx.__exit__(exc_type, exc, tb)
-        self._default_graph_ctx.__exit__(exc_type, exc, tb)
-        self.close()
-        return False
 
     def __del__(self):
         pass

@@ -111,3 +111,18 @@ def listing(root):
         for name in files:
             out.append(os.path.relpath(os.path.join(folder, name), root))
     return sorted(out)
+
+
+@pytest.fixture
+def dumped_values(monkeypatch):
+    """{node name: value} of every dump that a DebugDumpDir loads during the test."""
+    from lens import dbg as tf_debug
+    seen = {}
+    original = tf_debug.DebugDumpDir.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for datum in self.dumped_tensor_data:
+            seen[datum.node_name] = datum.get_tensor()
+    monkeypatch.setattr(tf_debug.DebugDumpDir, "__init__", spy)
+    return seen

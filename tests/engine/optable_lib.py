@@ -141,3 +141,16 @@ def _check_grad(g, phs, outs, feed, float_idx, what):
                 np.testing.assert_allclose(got, numeric, rtol=GRAD_RTOL, atol=GRAD_ATOL,
                                            err_msg="%s: d loss / d %s (analytic vs central differences)"
                                            % (what, x.op.name))
+
+
+def dataset_elements(ds):
+    """Every element of a tf.data dataset, read through a one-shot iterator until the end."""
+    from lens import errors
+    nxt = ds.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except errors.OutOfRangeError:
+                return out

@@ -8,25 +8,13 @@ import numpy as np
 
 import lens as tf
 import lens.engine.data  # noqa: F401 - registers the dataset and iterator op types
-from lens import errors
-from optable_lib import custom
-
-def _elements(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except errors.OutOfRangeError:
-                return out
-
+from optable_lib import custom, dataset_elements
 
 def _row(op_type, build, reference):
     """A row: build() returns a dataset whose elements must equal reference() (compared as arrays)."""
     def check():
         with tf.Graph().as_default() as g:
-            got = _elements(build())
+            got = dataset_elements(build())
             types = {o.type for o in g.get_operations()}
             assert op_type in types, "the check built %s, no %s op" % (sorted(types), op_type)
         exp = reference()

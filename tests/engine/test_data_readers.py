@@ -6,17 +6,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-
-
-def _all(ds):
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except errors.OutOfRangeError:
-                return out
+from optable_lib import dataset_elements
 
 
 def test_tfrecord_dataset_reads_tensorboards_writer(tmp_path):
@@ -30,7 +20,7 @@ def test_tfrecord_dataset_reads_tensorboards_writer(tmp_path):
         w.flush()
     ds = tf.data.TFRecordDataset(str(path))
     assert ds.output_types == tf.string and ds.output_shapes.as_list() == []
-    assert _all(ds) == records
+    assert dataset_elements(ds) == records
 
 
 def test_tfrecord_dataset_many_files_gzip_and_lens_writer(tmp_path):
@@ -41,7 +31,7 @@ def test_tfrecord_dataset_many_files_gzip_and_lens_writer(tmp_path):
             for i in range(3):
                 w.write(b"%d-%d" % (k, i))
         paths.append(p)
-    got = _all(tf.data.TFRecordDataset(paths, compression_type="GZIP"))
+    got = dataset_elements(tf.data.TFRecordDataset(paths, compression_type="GZIP"))
     assert got == [b"0-0", b"0-1", b"0-2", b"1-0", b"1-1", b"1-2"]
     # Filenames may also come from a fed placeholder.
     names = tf.placeholder(tf.string, [None])
@@ -60,10 +50,10 @@ def test_tfrecord_dataset_reports_corruption_and_missing_files(tmp_path):
     data[14] ^= 0xFF
     p.write_bytes(bytes(data))
     with pytest.raises(errors.DataLossError, match="CRC"):
-        _all(tf.data.TFRecordDataset(str(p)))
+        dataset_elements(tf.data.TFRecordDataset(str(p)))
     tf.reset_default_graph()
     with pytest.raises(errors.NotFoundError, match="missing"):
-        _all(tf.data.TFRecordDataset(str(tmp_path / "missing.tfrecord")))
+        dataset_elements(tf.data.TFRecordDataset(str(tmp_path / "missing.tfrecord")))
     with pytest.raises(ValueError, match="empty"):
         tf.data.TFRecordDataset([])
 
@@ -73,16 +63,16 @@ def test_text_line_dataset_strips_terminators(tmp_path):
     a.write_bytes(b"first\nsecond\r\n\nmid\rcr\nlast-no-newline")
     with gzip.open(b, "wb") as f:
         f.write("über\n".encode())
-    assert _all(tf.data.TextLineDataset(str(a))) == [b"first", b"second", b"", b"midcr",
+    assert dataset_elements(tf.data.TextLineDataset(str(a))) == [b"first", b"second", b"", b"midcr",
                                                            b"last-no-newline"]
     tf.reset_default_graph()
-    assert _all(tf.data.TextLineDataset([str(b)], compression_type="GZIP")) == ["über".encode()]
+    assert dataset_elements(tf.data.TextLineDataset([str(b)], compression_type="GZIP")) == ["über".encode()]
 
 
 def test_text_lines_through_map_and_batch(tmp_path):
     p = tmp_path / "nums.txt"
     p.write_text("".join("%d\n" % i for i in range(5)))
     ds = tf.data.TextLineDataset(str(p)).map(lambda s: tf.size(tf.reshape(s, [1]))).batch(2)
-    got = _all(ds)
+    got = dataset_elements(ds)
     assert [g.tolist() for g in got] == [[1, 1], [1, 1], [1]]
     np.testing.assert_equal(got[0].dtype, np.int32)

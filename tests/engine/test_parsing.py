@@ -6,6 +6,7 @@ import pytest
 
 import lens as tf
 from lens import errors
+from optable_lib import dataset_elements
 
 
 def _example(**features):
@@ -106,13 +107,6 @@ def test_tfrecord_of_examples_parsed_in_a_dataset_pipeline(tmp_path):
     feats = {"x": tf.FixedLenFeature([2], tf.float32), "y": tf.FixedLenFeature([], tf.int64)}
     ds = tf.data.TFRecordDataset(path).map(lambda s: tf.parse_single_example(s, feats)).batch(2)
     assert ds.output_shapes["x"].as_list() == [None, 2]
-    nxt = ds.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(nxt))
-            except errors.OutOfRangeError:
-                break
+    out = dataset_elements(ds)
     assert [o["y"].tolist() for o in out] == [[0, 1], [0, 1], [0]]
     assert out[2]["x"].tolist() == [[4.0, 8.0]]

@@ -9,6 +9,13 @@ from lens.engine import plan_opt
 from lens.engine.ops import nn as nn_ops
 
 
+@pytest.fixture(autouse=True)
+def _chains_only(monkeypatch):
+    """These tests pin the op-pair chains; conv-pool blocks (which would take the same ops and
+    sum gradients in another order) have their own tests in test_conv_pool_block.py."""
+    monkeypatch.setattr(plan_opt, "BLOCKS", False)
+
+
 def _cnn(rng, h=28, pool_k=2, pool_s=2, padding="SAME"):
     """A conv/bias/relu/max-pool/dense training graph: (graph, names)."""
     g = tf.Graph()

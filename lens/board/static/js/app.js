@@ -216,8 +216,10 @@ window.lens = (function () {
   }
   async function reload() {
     try {
-      const changed = await refreshRuns();
-      listing = await fetchJSON("/data/plugins_listing");
+      // Both at once: each round trip delays the first chart.
+      const [changed, plugins] = await Promise.all([refreshRuns(),
+        fetchJSON("/data/plugins_listing")]);
+      listing = plugins;
       renderTabs();
       const justMounted = !active;
       if (!active) activate(defaultDashboard());

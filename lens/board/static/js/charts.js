@@ -116,21 +116,81 @@ window.lensCharts = (function () {
     return el;
   }
 
-  // plotly.min.js (4.8 MB) loads async: the page fetches its data meanwhile and every drawing
-  // waits on this promise. index.html preloads the file; the script element is added here,
-  // with its handlers attached first, so a failed load cannot go unnoticed.
+  // plotly.min.js (4.8 MB) downloads at once (index.html preloads it) but runs only when asked:
+  // its start-up takes ~0.8 s of main-thread time, which would hold back the page's own
+  // fetches and the light previews (preview.js) that show the data meanwhile. The script
+  // element gets its handlers first, so a failed load cannot go unnoticed.
+  const FALLBACK_MS = 2000;
+  let resolvePlotly, rejectPlotly;
   const plotlyPromise = new Promise((resolve, reject) => {
-    if (window.Plotly) { resolve(window.Plotly); return; }
-    const script = document.createElement("script");
-    script.src = "/static/vendor/plotly.min.js";
-    script.addEventListener("load", () => resolve(window.Plotly));
-    script.addEventListener("error", () => reject(new Error(
-      "could not load /static/vendor/plotly.min.js: reinstall the plotly package")));
-    document.head.append(script);
+    resolvePlotly = resolve;
+    rejectPlotly = reject;
   });
   plotlyPromise.catch(() => {});   // each drawing reports the failure on its own card
-  function plotlyReady() {
+  let plotlyStarted = false;
+  function runPlotly() {
+    if (plotlyStarted) return;
+    plotlyStarted = true;
+    if (window.Plotly) { resolvePlotly(window.Plotly); return; }
+    const script = document.createElement("script");
+    script.src = "/static/vendor/plotly.min.js";
+    script.addEventListener("load", () => resolvePlotly(window.Plotly));
+    script.addEventListener("error", () => rejectPlotly(new Error(
+      "could not load /static/vendor/plotly.min.js: reinstall the plotly package")));
+    document.head.append(script);
+  }
+  // Start plotly once the frame in hand is painted, so what was just drawn shows first.
+  // The timer is for background tabs, where animation frames do not run.
+  function startPlotly() {
+    if (plotlyStarted) return;
+    requestAnimationFrame(() => setTimeout(runPlotly, 0));
+    setTimeout(runPlotly, 250);
+  }
+  // Nothing asked in time (a slow fetch, or a tab without charts): start when the page is idle,
+  // so plotly is warm when a chart tab opens.
+  setTimeout(() => {
+    if ("requestIdleCallback" in window) requestIdleCallback(runPlotly, {timeout: 2000});
+    else runPlotly();
+  }, FALLBACK_MS);
+
+  // Resolves with Plotly once it runs; does not start it (see startPlotly).
+  function whenPlotly() {
     return plotlyPromise;
+  }
+  // Starts plotly (after the next paint) and resolves with it: for drawings that need it now.
+  function plotlyReady() {
+    startPlotly();
+    return plotlyPromise;
+  }
+
+  // Draw a card's chart with plotly once it runs; until then a preview of the same traces
+  // (preview.js). Only the latest call is drawn. Plotly starting is the caller's decision.
+  function drawChart(card, data, layout, label) {
+    if (window.Plotly) {
+      window.lensPreview.clear(card.plot);
+      return window.Plotly.react(card.plot, data, layout, PLOT_CONFIG).then(() => {
+        card.el.dataset.traces = String(data.length);
+      });
+    }
+    window.lensPreview.draw(card.plot, data, layout, label);
+    card.latest = () => drawChart(card, data, layout, label);
+    if (!card.waiting) {
+      card.waiting = true;
+      plotlyPromise.then(() => { card.waiting = false; card.latest(); },
+        (e) => { card.waiting = false; plotError(card.plot, e.message); });
+    }
+    return Promise.resolve();
+  }
+
+  // A message above a chart that could not be drawn with plotly; the preview stays below it.
+  function plotError(plot, message) {
+    let box = plot.querySelector(":scope > .plot-error");
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "plot-error error";
+      plot.prepend(box);
+    }
+    box.textContent = message;
   }
 
   // Forget a chart's plotly state (a no-op when plotly never drew it).
@@ -188,6 +248,7 @@ window.lensCharts = (function () {
     return "rgb(" + mix(n >> 16) + "," + mix((n >> 8) & 255) + "," + mix(n & 255) + ")";
   }
 
-  return {plotlyReady, purge, smooth, toNumber, xValues, xAxisLayout, groupTags, tagRegex,
-    toolbar, labelled, select, groupSection, card, baseLayout, tint, renderRunTagCards, PLOT_CONFIG};
+  return {plotlyReady, whenPlotly, startPlotly, drawChart, purge, smooth, toNumber, xValues,
+    xAxisLayout, groupTags, tagRegex, toolbar, labelled, select, groupSection, card, baseLayout, tint,
+    renderRunTagCards, PLOT_CONFIG};
 })();

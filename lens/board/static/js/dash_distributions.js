@@ -40,6 +40,7 @@
     statusEl.textContent = "";
     const pairs = await C.renderRunTagCards({index, runs: ctx.selectedRuns(), cards, cardsEl, openGroups,
       cardClass: "distribution-card", draw});
+    C.startPlotly();  // every card shows its preview now
     if (!pairs.length) statusEl.textContent = "No distributions for the selected runs.";
   }
 
@@ -49,10 +50,7 @@
     catch (e) { card.plot.textContent = e.message; return; }
     const data = bandTraces(rows, ctx.runColor(card.run), xAxis());
     const layout = C.baseLayout({hovermode: "closest", xaxis: C.xAxisLayout(xAxis()), uirevision: xAxis()});
-    let Plotly;
-    try { Plotly = await C.plotlyReady(); } catch (e) { card.plot.textContent = e.message; return; }
-    await Plotly.react(card.plot, data, layout, C.PLOT_CONFIG);
-    card.el.dataset.traces = String(data.length);
+    await C.drawChart(card, data, layout, card.tag + " (" + card.run + ")");
   }
 
   window.lens.registerDashboard({

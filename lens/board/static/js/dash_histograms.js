@@ -70,6 +70,7 @@
     statusEl.textContent = "";
     const pairs = await C.renderRunTagCards({index, runs: ctx.selectedRuns(), cards, cardsEl, openGroups,
       cardClass: "histogram-card", draw});
+    C.startPlotly();  // every card shows its preview now
     if (!pairs.length) statusEl.textContent = "No histograms for the selected runs.";
   }
 
@@ -82,10 +83,7 @@
     const layout = C.baseLayout({hovermode: "closest", uirevision: drawMode,
       xaxis: {title: {text: "value"}},
       yaxis: drawMode === "offset" ? {title: {text: "step"}, autorange: "reversed"} : {title: {text: "count"}}});
-    let Plotly;
-    try { Plotly = await C.plotlyReady(); } catch (e) { card.plot.textContent = e.message; return; }
-    await Plotly.react(card.plot, data, layout, C.PLOT_CONFIG);
-    card.el.dataset.traces = String(data.length);
+    await C.drawChart(card, data, layout, card.tag + " (" + card.run + ")");
   }
 
   window.lens.registerDashboard({

@@ -88,6 +88,7 @@
       statusEl.textContent = shown.length ? "" : (runs.length ? "No scalar tags match." : "No runs selected.");
     }
     layoutCards(shown);
+    if (!shown.length) C.startPlotly();  // no card will ask for it: warm it up now
     await Promise.all([...cards.values()].filter((c) => c.seen).map(load));
   }
 
@@ -200,12 +201,10 @@
     return out;
   }
 
+  // Until plotly runs, the card shows a light preview of the same traces (preview.js);
+  // the first draw after plotly has started replaces it with the interactive chart.
   function draw(card) {
     if (!card.seen) return;
-    if (!window.Plotly) {
-      C.plotlyReady().then(() => draw(card), (e) => { card.note.textContent = e.message; });
-      return;
-    }
     const traceList = traces(card);
     const truncated = [...card.series.values()].filter((s) => s.total > s.rows.length);
     card.note.textContent = truncated.length
@@ -218,6 +217,16 @@
       xaxis: C.xAxisLayout(settings.xAxis()),
       yaxis: {type: settings.logY() ? "log" : "linear"},
     });
+    if (!window.Plotly) {
+      window.lensPreview.draw(card.plot, traceList, layout, card.tag);
+      if (!card.waiting) {
+        card.waiting = true;
+        C.whenPlotly().then(() => { card.waiting = false; draw(card); },
+          (e) => { card.waiting = false; card.note.textContent = e.message; });
+      }
+      return;
+    }
+    window.lensPreview.clear(card.plot);
     if (card.resetView) { layout.uirevision = Math.random(); card.resetView = false; }
     else layout.uirevision = card.uirevision || "keep";
     card.uirevision = layout.uirevision;
@@ -273,11 +282,16 @@
       cardsEl.className = "cards";
       container.append(cardsEl);
       // Cards load their data when first scrolled into view, so 100 tags open quickly.
+      // plotly starts once the first cards in view show their previews (see charts.js).
       observer = new IntersectionObserver((entries) => {
+        const loads = [];
         for (const entry of entries) {
           const card = [...cards.values()].find((c) => c.el === entry.target);
-          if (entry.isIntersecting && card && !card.seen) { card.seen = true; load(card); }
+          if (!entry.isIntersecting || !card || card.seen) continue;
+          card.seen = true;
+          loads.push(load(card));
         }
+        if (loads.length) Promise.all(loads).finally(C.startPlotly);
       }, {rootMargin: "200px"});
       render();
     },
