@@ -25,7 +25,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint, trainable=trainable,
-                  name=name, _reuse=reuse)
+                  name=name, _scope=name, _reuse=reuse)
     return layer(inputs)
 
 
@@ -50,7 +50,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_f
                    kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
                    kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
                    activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
-                   bias_constraint=bias_constraint, trainable=trainable, name=name, _reuse=reuse)
+                   bias_constraint=bias_constraint, trainable=trainable, name=name, _scope=name, _reuse=reuse)
     return layer(inputs)
 
 
@@ -65,7 +65,7 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                             bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                             bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
                             kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                            trainable=trainable, name=name, _reuse=reuse)
+                            trainable=trainable, name=name, _scope=name, _reuse=reuse)
     return layer(inputs)
 
 
@@ -95,5 +95,5 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
                                renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
                                trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
-                               name=name, _reuse=reuse)
+                               name=name, _scope=name, _reuse=reuse)
     return layer(inputs, training=training)

@@ -69,10 +69,12 @@ class Layer:
         raise NotImplementedError("%s does not compute its output shape statically" % type(self).__name__)
 
     def _set_scope(self):
-        if self._scope is None:
-            # A reused layer enters its name as is; a new one gets a unique default name.
-            if self._reuse:
-                with variable_scope(self._base_name) as scope:
+        if self._scope is None or isinstance(self._scope, str):
+            # A reused layer, or one the functional API named (its `_scope`), enters its name as
+            # is: a second tf.layers.dense(x, n, name="fc") without reuse finds fc/kernel taken,
+            # as in TF1. A new unnamed one gets a unique default name.
+            if self._reuse or self._scope is not None:
+                with variable_scope(self._scope or self._base_name) as scope:
                     self._scope = scope
             else:
                 with variable_scope(None, default_name=self._base_name) as scope:

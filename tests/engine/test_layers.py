@@ -38,8 +38,14 @@ def test_reuse_shares_variables_and_unnamed_layers_get_new_ones():
     c = tf.layers.dense(x, 2)
     assert [v.name for v in tf.trainable_variables()] == ["fc/kernel:0", "fc/bias:0", "dense/kernel:0",
                                                          "dense/bias:0"]
-    # Without reuse, TF1 treats name= as a default name and uniquifies it.
-    tf.layers.dense(x, 2, name="fc")
+    # Without reuse, the functional API enters name= as the variable scope itself (checked
+    # against TF1's layers in tf_keras): the second fc/kernel is refused, nothing is added.
+    count = len(tf.trainable_variables())
+    with pytest.raises(ValueError, match="Variable fc/kernel already exists, disallowed"):
+        tf.layers.dense(x, 2, name="fc")
+    assert len(tf.trainable_variables()) == count
+    # A layer object named the same is a default name, made unique (fc_1), as in TF1.
+    tf.layers.Dense(2, name="fc")(x)
     assert tf.trainable_variables()[-2].name == "fc_1/kernel:0"
     with pytest.raises(ValueError, match="does not exist"):
         tf.layers.dense(x, 2, name="nope", reuse=True)
