@@ -233,7 +233,13 @@ class DebugAnalyzer(GraphCommands, SourceCommands):
             if self.dump.loaded_partition_graphs() and not self.dump.node_exists(node):
                 return error_screen('ERROR: Node "%s" does not exist in partition graphs'
                                     % node)
-            return error_screen('ERROR: Tensor "%s" did not generate any dumps.' % name)
+            screen = error_screen('ERROR: Tensor "%s" did not generate any dumps.' % name)
+            if self.dump.loaded_partition_graphs() and self.dump.node_exists(node):
+                # Beyond tfdbg's message: why a node of the graph can have no dump.
+                screen.add("As in tfdbg after Grappler, a debugged run does not dump ops whose "
+                           "outputs nothing reads, pass-through identities or shape arithmetic "
+                           "folded into constants. Fetch the tensor in the next run to see it.")
+            return screen
         if slot is None:
             slots = sorted({d.output_slot for d in self.dump.dumped_tensor_data
                             if d.node_name == node})

@@ -24,12 +24,16 @@ def _train_graph():
     return sess, x, loss, train
 
 
-def _dumped_nodes(tmp_path, fetches):
+def _dump(tmp_path, fetches=None):
     sess, x, loss, train = _train_graph()
     wrapped = tf_debug.DumpingDebugWrapperSession(sess, str(tmp_path / "dumps"))
     wrapped.run([loss, train] if fetches is None else fetches(loss, train),
                 {x: np.ones((4, 3), np.float32)})
-    return {d.node_name for d in tf_debug.DebugDumpDir(wrapped.last_run_dir).dumped_tensor_data}
+    return tf_debug.DebugDumpDir(wrapped.last_run_dir)
+
+
+def _dumped_nodes(tmp_path, fetches):
+    return {d.node_name for d in _dump(tmp_path, fetches).dumped_tensor_data}
 
 
 def test_dead_ops_and_pass_through_identities_are_not_dumped(tmp_path):
@@ -53,6 +57,17 @@ def test_a_fetched_identity_is_dumped(tmp_path):
         grad = loss.graph.get_tensor_by_name("gradients/MatMul_grad/tuple/control_dependency_1:0")
         return [loss, train, grad]
     assert "gradients/MatMul_grad/tuple/control_dependency_1" in _dumped_nodes(tmp_path, fetches)
+
+
+def test_pt_of_a_node_left_undumped_says_why(tmp_path):
+    from test_handlers import make_registry, run
+    registry = make_registry(_dump(tmp_path))
+    screen = run(registry, "pt gradients/MatMul_grad/tuple/control_dependency_1:0", width=200)
+    assert screen.lines[0] == ('ERROR: Tensor "gradients/MatMul_grad/tuple/control_dependency_1:0"'
+                               ' did not generate any dumps.')
+    assert "Fetch the tensor" in screen.lines[1]
+    screen = run(registry, "pt no_such_node:0")  # not in the graph: tfdbg's message alone
+    assert screen.lines == ['ERROR: Node "no_such_node" does not exist in partition graphs']
 
 
 class _Recorder(Watch):
