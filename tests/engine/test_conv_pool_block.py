@@ -5,8 +5,8 @@ import pytest
 
 import lens as tf
 from lens.engine import plan as plan_mod
-from lens.engine import plan_opt
 from tests.engine import conv_refs as R
+from tests.engine.plan_switch import plan_rewrites, run_model
 
 
 def _layer(rng, h=12, c=1, out=4, k=3, stride=1, pool=2, padding="SAME", pool_padding="SAME", x_var=False,
@@ -38,18 +38,10 @@ def _blocks_in(plan):
     return kinds.count("make_forward"), kinds.count("make_backward")
 
 
-def _run(g, m, fetches, feed, enabled, steps=1, setup=None):
+def _run(g, m, fetches, feed, enabled, steps=1):
     """Fetched values (last of `steps` runs) and the last plan, with plan rewrites on or off."""
-    old = plan_opt.ENABLED
-    plan_opt.ENABLED = enabled
-    try:
-        with tf.Session(graph=g) as sess:
-            sess.run(m["init"])
-            for _ in range(steps):
-                out = sess.run(fetches, feed)
-            return out, list(sess._runs.values())[-1].plan
-    finally:
-        plan_opt.ENABLED = old
+    out, plans = run_model(g, m["init"], fetches, feed, enabled, steps)
+    return out, plans[-1]
 
 
 def _numpy_grads(x, f, b, w, stride, pool, padding, pool_padding):
@@ -114,18 +106,14 @@ def test_changing_batch_sizes_and_kept_fetches_stay_right():
     g, m = _layer(rng)
     xs = [rng.normal(size=(n, 12, 12, 1)).astype(np.float32) for n in (3, 5, 0, 3)]
     fetch = m["grads"] + [m["pooled"]]
-    old = plan_opt.ENABLED
     with tf.Session(graph=g) as sess:
         sess.run(m["init"])
         got = [sess.run(fetch, {m["x"]: x}) for x in xs]
         plan = list(sess._runs.values())[-1].plan
         kept = [p.copy() for _, _, p in got]
         sess.run(fetch, {m["x"]: xs[1]})
-        try:
-            plan_opt.ENABLED = False
+        with plan_rewrites(False):
             want = [sess.run(fetch, {m["x"]: x}) for x in xs]
-        finally:
-            plan_opt.ENABLED = old
     assert _blocks_in(plan) == (1, 1)
     for (df, db, p), k, (wdf, wdb, wp) in zip(got, kept, want):
         assert p.tobytes() == k.tobytes() == wp.tobytes()     # a later run never wrote into it
@@ -217,17 +205,13 @@ def test_a_failing_block_names_the_op_that_fails_as_unfused_runs_do():
             loss = tf.reduce_sum(tf.nn.max_pool(act, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"))
             grads = tf.gradients(loss, [f, b])
             init = tf.global_variables_initializer()
-        old, plan_opt.ENABLED = plan_opt.ENABLED, enabled
-        try:
-            with tf.Session(graph=g) as sess:
-                sess.run(init)
-                xv = np.ones((2, 8, 8, 1), np.float32)
-                with pytest.raises(tf.errors.InvalidArgumentError) as info:
-                    sess.run(grads, {x: xv, b: np.ones(3, np.float32)})
-                assert sess.run(grads, {x: xv, b: np.ones(4, np.float32)})[1].shape == (4,)
-                plan = list(sess._runs.values())[-1].plan
-        finally:
-            plan_opt.ENABLED = old
+        with plan_rewrites(enabled), tf.Session(graph=g) as sess:
+            sess.run(init)
+            xv = np.ones((2, 8, 8, 1), np.float32)
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(grads, {x: xv, b: np.ones(3, np.float32)})
+            assert sess.run(grads, {x: xv, b: np.ones(4, np.float32)})[1].shape == (4,)
+            plan = list(sess._runs.values())[-1].plan
         assert _blocks_in(plan) == ((1, 1) if enabled else (0, 0))
         messages.append(str(info.value).split("\n")[0])
     assert messages[0] == messages[1] and "BiasAdd op 'badd' failed" in messages[0]

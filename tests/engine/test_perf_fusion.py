@@ -7,6 +7,7 @@ import lens as tf
 from lens import dbg as tf_debug
 from lens.engine import plan_opt
 from lens.engine.ops import nn as nn_ops
+from tests.engine.plan_switch import plan_rewrites, run_model
 
 
 @pytest.fixture(autouse=True)
@@ -48,17 +49,7 @@ def _data(rng, n=6, h=28):
 
 def _run(g, m, fetches, feed, enabled, steps=1):
     """Values of fetches after `steps` runs, with plan rewrites on or off, and the plans run."""
-    old = plan_opt.ENABLED
-    plan_opt.ENABLED = enabled
-    try:
-        with tf.Session(graph=g) as sess:
-            sess.run(m["init"])
-            out = None
-            for _ in range(steps):
-                out = sess.run(fetches, feed)
-            return out, [c.plan for c in sess._runs.values()]
-    finally:
-        plan_opt.ENABLED = old
+    return run_model(g, m["init"], fetches, feed, enabled, steps)
 
 
 def _fused_tails(plan):
@@ -189,13 +180,9 @@ def test_an_update_between_head_and_tail_stops_the_fusion():
     xv = rng.normal(size=(2, 8, 8, 1)).astype(np.float32)
     results = []
     for enabled in (True, False):
-        old, plan_opt.ENABLED = plan_opt.ENABLED, enabled
-        try:
-            with tf.Session(graph=g) as sess:
-                sess.run(init)
-                results.append(sess.run(out, {x: xv}))
-        finally:
-            plan_opt.ENABLED = old
+        with plan_rewrites(enabled), tf.Session(graph=g) as sess:
+            sess.run(init)
+            results.append(sess.run(out, {x: xv}))
     assert _bitwise_equal(results[0], results[1])
 
 
@@ -257,15 +244,11 @@ def test_a_failing_fused_chain_names_the_op_that_fails_as_unfused_runs_do():
             b = tf.placeholder(tf.float32, [None])
             f = tf.constant(np.ones((3, 3, 1, 4), np.float32))
             out = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME"), b, name="badd"))
-        old, plan_opt.ENABLED = plan_opt.ENABLED, enabled
-        try:
-            with tf.Session(graph=g) as sess:
-                with pytest.raises(tf.errors.InvalidArgumentError) as info:
-                    sess.run(out, {x: np.ones((2, 8, 8, 1), np.float32), b: np.ones(3, np.float32)})
-                assert sess.run(out, {x: np.ones((2, 8, 8, 1), np.float32), b: np.ones(4, np.float32)}).shape \
-                    == (2, 8, 8, 4)
-        finally:
-            plan_opt.ENABLED = old
+        with plan_rewrites(enabled), tf.Session(graph=g) as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(out, {x: np.ones((2, 8, 8, 1), np.float32), b: np.ones(3, np.float32)})
+            assert sess.run(out, {x: np.ones((2, 8, 8, 1), np.float32), b: np.ones(4, np.float32)}).shape \
+                == (2, 8, 8, 4)
         messages.append(str(info.value).split("\n")[0])
     assert messages[0] == messages[1] and "BiasAdd op 'badd' failed" in messages[0]
     assert "input shapes: [2, 8, 8, 4], [3]" in messages[0]
