@@ -82,6 +82,15 @@ window.lensCharts = (function () {
     return el;
   }
 
+  // A dashboard's status line and its cards container, as [statusEl, cardsEl].
+  function statusAndCards() {
+    const statusEl = document.createElement("div");
+    statusEl.className = "muted status";
+    const cardsEl = document.createElement("div");
+    cardsEl.className = "cards";
+    return [statusEl, cardsEl];
+  }
+
   // A collapsible group of cards (one per tag prefix); open state survives rerenders.
   function groupSection(name, count, openGroups) {
     const details = document.createElement("details");
@@ -216,6 +225,19 @@ window.lensCharts = (function () {
     return pairs;
   }
 
+  // A run/tag-card dashboard's render: fetch `plugin`'s tags, lay out one card per (tag, run)
+  // (class `<noun>-card`), draw them, then let plotly start; problems go to statusEl.
+  async function renderPluginCards({ctx, plugin, noun, statusEl, cards, cardsEl, openGroups, draw}) {
+    let index;
+    try { index = await ctx.fetchJSON("/data/plugin/" + plugin + "/tags"); }
+    catch (e) { statusEl.textContent = "Could not load " + noun + " tags: " + e.message; return; }
+    statusEl.textContent = "";
+    const pairs = await renderRunTagCards({index, runs: ctx.selectedRuns(), cards, cardsEl, openGroups,
+      cardClass: noun + "-card", draw});
+    startPlotly();  // every card shows its preview now
+    if (!pairs.length) statusEl.textContent = "No " + noun + "s for the selected runs.";
+  }
+
   function runTagCard(cards, tag, run, cardClass) {
     const key = run + "\u0000" + tag;
     if (cards.has(key)) return cards.get(key);
@@ -250,5 +272,5 @@ window.lensCharts = (function () {
 
   return {plotlyReady, whenPlotly, startPlotly, drawChart, purge, smooth, toNumber, xValues,
     xAxisLayout, groupTags, tagRegex, toolbar, labelled, select, groupSection, card, baseLayout, tint,
-    renderRunTagCards, PLOT_CONFIG};
+    renderRunTagCards, renderPluginCards, statusAndCards, PLOT_CONFIG};
 })();

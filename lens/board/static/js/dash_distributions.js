@@ -33,15 +33,9 @@
     return out;
   }
 
-  async function render() {
-    let index;
-    try { index = await ctx.fetchJSON("/data/plugin/distributions/tags"); }
-    catch (e) { statusEl.textContent = "Could not load distribution tags: " + e.message; return; }
-    statusEl.textContent = "";
-    const pairs = await C.renderRunTagCards({index, runs: ctx.selectedRuns(), cards, cardsEl, openGroups,
-      cardClass: "distribution-card", draw});
-    C.startPlotly();  // every card shows its preview now
-    if (!pairs.length) statusEl.textContent = "No distributions for the selected runs.";
+  function render() {
+    return C.renderPluginCards({ctx, plugin: "distributions", noun: "distribution", statusEl, cards, cardsEl, openGroups,
+      draw});
   }
 
   async function draw(card) {
@@ -65,10 +59,7 @@
         for (const card of cards.values()) draw(card);
       });
       bar.append(C.labelled("X axis", axis));
-      statusEl = document.createElement("div");
-      statusEl.className = "muted status";
-      cardsEl = document.createElement("div");
-      cardsEl.className = "cards";
+      [statusEl, cardsEl] = C.statusAndCards();
       container.append(bar, statusEl, cardsEl);
       render();
     },

@@ -63,15 +63,9 @@
     });
   }
 
-  async function render() {
-    let index;
-    try { index = await ctx.fetchJSON("/data/plugin/histograms/tags"); }
-    catch (e) { statusEl.textContent = "Could not load histogram tags: " + e.message; return; }
-    statusEl.textContent = "";
-    const pairs = await C.renderRunTagCards({index, runs: ctx.selectedRuns(), cards, cardsEl, openGroups,
-      cardClass: "histogram-card", draw});
-    C.startPlotly();  // every card shows its preview now
-    if (!pairs.length) statusEl.textContent = "No histograms for the selected runs.";
+  function render() {
+    return C.renderPluginCards({ctx, plugin: "histograms", noun: "histogram", statusEl, cards, cardsEl, openGroups,
+      draw});
   }
 
   async function draw(card) {
@@ -98,10 +92,7 @@
         for (const card of cards.values()) draw(card);
       });
       bar.append(C.labelled("Histogram mode", modeSelect));
-      statusEl = document.createElement("div");
-      statusEl.className = "muted status";
-      cardsEl = document.createElement("div");
-      cardsEl.className = "cards";
+      [statusEl, cardsEl] = C.statusAndCards();
       container.append(bar, statusEl, cardsEl);
       render();
     },

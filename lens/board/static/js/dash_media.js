@@ -99,10 +99,7 @@
       id: plugin, title: kind === "image" ? "Images" : "Audio", plugin,
       mount(container, context) {
         ctx = context;
-        statusEl = document.createElement("div");
-        statusEl.className = "muted status";
-        cardsEl = document.createElement("div");
-        cardsEl.className = "cards";
+        [statusEl, cardsEl] = C.statusAndCards();
         container.append(statusEl, cardsEl);
         render();
       },

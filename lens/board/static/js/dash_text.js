@@ -85,10 +85,7 @@
     id: "text", title: "Text", plugin: "text",
     mount(container, context) {
       ctx = context;
-      statusEl = document.createElement("div");
-      statusEl.className = "muted status";
-      cardsEl = document.createElement("div");
-      cardsEl.className = "cards";
+      [statusEl, cardsEl] = C.statusAndCards();
       container.append(statusEl, cardsEl);
       render();
     },
