@@ -2,6 +2,7 @@
 
 GET /data/runs
     ["run_a", "sub/run_b"]                       (by first event's wall time, then name)
+    header X-Lens-Events: 40                     (lens extra: events read before the listing)
 GET /data/environment
     {"version": "0.1.0", "data_location": "/logs", "window_title": "",
      "experiment_name": "", "experiment_description": "", "creation_time": 0.0}
@@ -97,9 +98,14 @@ def plugin_active(name, module, data_provider):
 @bp.route("/runs")
 def runs_route():
     data_provider = provider()
+    # Counted first: the listing then reflects at least that many events, so the page can tell
+    # whether its first load already saw everything the initial read brought in.
+    events = data_provider.progress()["events"]
     runs = data_provider.runs()
     starts = {run: data_provider.run_start_time(run) for run in runs}
-    return json_response(order_runs(runs, starts))
+    response = json_response(order_runs(runs, starts))
+    response.headers["X-Lens-Events"] = str(events)
+    return response
 
 
 @bp.route("/environment")

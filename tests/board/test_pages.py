@@ -135,6 +135,18 @@ def test_hostile_names_are_text_not_markup(page, hostile_server):
     assert page.errors == []
 
 
+def test_a_loaded_logdir_is_listed_once_on_the_first_load(page, tbx_server):
+    # The first reload runs alongside the progress poll; once the poll finds loading done it
+    # does not list the runs again, since that listing already counted every event.
+    listed = []
+    page.on("request", lambda r: listed.append(r.url) if r.url.endswith("/data/runs") else None)
+    open_tab(page, tbx_server, "scalars")
+    page.wait_for_selector(f"{CARD} .js-plotly-plot")
+    page.wait_for_timeout(300)
+    assert len(listed) == 1
+    assert page.is_hidden("#progress")
+
+
 def test_progress_route_and_reload_button(page, tbx_server):
     open_tab(page, tbx_server, "scalars")
     page.wait_for_selector(f"{CARD} .js-plotly-plot")

@@ -18,8 +18,11 @@ def get_json(client, url, status=200):
     return response.get_json()
 
 
-def test_runs_lists_every_run(client):
+def test_runs_lists_every_run(client, tbx_app):
     assert sorted(get_json(client, "/data/runs")) == sorted(RUNS)
+    # lens's extra header: the events read before the listing (the page's first-load check).
+    events = tbx_app.config["LENS_PROVIDER"].progress()["events"]
+    assert events > 0 and client.get("/data/runs").headers["X-Lens-Events"] == str(events)
 
 
 def test_environment_has_tensorboards_keys(client):

@@ -14,6 +14,7 @@ window.lens = (function () {
   let reloadTimer = null;
   let reloadSeconds = 5;
   let loadingDone = false;
+  let runsEvents = -1;  // events the server had read when it last listed the runs
 
   function escapeHtml(s) {
     return String(s).replace(/[&<>"']/g, (c) => ({
@@ -207,7 +208,8 @@ window.lens = (function () {
 
   // ---- reload and progress --------------------------------------------------------------------
   async function refreshRuns() {
-    const runs = await fetchJSON("/data/runs");
+    const {body: runs, response} = await fetchJSON("/data/runs", null, {withResponse: true});
+    runsEvents = Number(response.headers.get("X-Lens-Events") || -1);
     const changed = runs.length !== allRuns.length || runs.some((r, i) => r !== allRuns[i]);
     allRuns = runs;
     runs.forEach(runColor);
@@ -233,7 +235,10 @@ window.lens = (function () {
       showError("Could not reach the lens board server: " + e.message);
     }
   }
-  async function pollProgress() {
+  // `first`: the page's first reload, started alongside the first poll (one round trip less
+  // before the first chart); polls neither repeat it nor, once loading is done, redo it when its
+  // run listing already counted every event read.
+  async function pollProgress(first) {
     let p;
     try { p = await fetchJSON("/data/lens/progress"); } catch (e) { return; }
     reloadSeconds = Math.max(2, p.reload_interval || 5);
@@ -247,10 +252,11 @@ window.lens = (function () {
       document.getElementById("progress-text").textContent =
         "Loading " + p.runs + " runs: " + (p.bytes_read / 1e6).toFixed(1) + " of " +
         (total / 1e6).toFixed(1) + " MB, " + p.events + " events";
-      await reload();  // show whatever was read so far
+      await (first || reload());  // show whatever was read so far
       setTimeout(pollProgress, 1000);
     } else if (!wasDone) {
-      await reload();
+      if (first) await first;
+      if (!first || runsEvents < p.events) await reload();
     }
   }
   function scheduleReload() {
@@ -295,7 +301,7 @@ window.lens = (function () {
     fetchJSON("/data/environment").then((env) => {
       document.getElementById("data-location").textContent = "Data location: " + env.data_location;
     }).catch(() => {});
-    pollProgress().then(async () => {
+    pollProgress(reload()).then(async () => {
       if (!active) await reload();
       scheduleReload();
     });
