@@ -14,6 +14,11 @@ def parse_node_or_tensor_name(name):
     return name, None
 
 
+def is_debugger_node(name):
+    """True for the Copy and Debug nodes TensorFlow's tfdbg inserts into the graphs it dumps."""
+    return name.startswith("__copy_") or name.startswith("__dbg_")
+
+
 def _input_node(input_name):
     """NodeDef input string -> (node name, is_control)."""
     if input_name.startswith("^"):
@@ -32,10 +37,19 @@ class DeviceGraph:
         self.ctrl_inputs = collections.defaultdict(list)
         self.recipients = collections.defaultdict(list)
         self.ctrl_recipients = collections.defaultdict(list)
+        # Dumps written by TensorFlow hold the graph tfdbg instrumented: its Copy nodes sit
+        # between a watched tensor and its consumers, its Debug nodes read the copies. The
+        # structure users ask about is the graph without them, as tfdbg's own reader shows it.
+        copied = {node.name: node.input[0] for node in graph_def.node
+                  if node.name.startswith("__copy_") and node.input}
         for node in graph_def.node:
-            self.nodes[node.name] = node
-        for node in graph_def.node:
+            if not is_debugger_node(node.name):
+                self.nodes[node.name] = node
+        for node in self.nodes.values():
             for raw in node.input:
+                name, is_control = _input_node(raw)
+                if name in copied:
+                    raw = ("^" if is_control else "") + copied[name]
                 source, is_control = _input_node(raw)
                 if is_control:
                     self.ctrl_inputs[node.name].append(source)

@@ -102,6 +102,28 @@ def test_graph_queries(mlp_dump_dir):
         d.node_op_type("ghost")
 
 
+def test_graphs_instrumented_by_tensorflow_read_as_the_original_graph(tmp_path):
+    """TensorFlow's tfdbg dumps the graph it instrumented: a __copy_ node between a watched
+    tensor and its consumers, a __dbg_ node reading the copy (reference tfdbg.md §1)."""
+    from lens.proto import graph_pb2
+    graph_def = graph_pb2.GraphDef()
+    for name, op, inputs in [
+            ("x", "Placeholder", []), ("Log", "Log", ["x"]),
+            ("__copy_Log_0", "CopyHost", ["Log"]),
+            ("__dbg_Log:0_0_DebugIdentity", "DebugIdentity", ["__copy_Log_0"]),
+            ("loss", "Mean", ["__copy_Log_0", "^__copy_Log_0"]), ("train", "NoOp", ["^loss"])]:
+        graph_def.node.add(name=name, op=op, device=DEVICE).input.extend(inputs)
+    writer = DumpWriter(str(tmp_path))
+    writer.write_graph(graph_def, DEVICE)
+    writer.write_tensor("Log", 0, "DebugIdentity", np.zeros(2, np.float32), 1000, DEVICE)
+    writer.flush()
+    d = DebugDumpDir(str(tmp_path))
+    assert sorted(d.nodes()) == ["Log", "loss", "train", "x"]
+    assert d.node_inputs("loss") == ["Log"] and d.node_inputs("loss", is_control=True) == ["Log"]
+    assert d.node_recipients("Log") == ["loss"]
+    assert set(d.transitive_inputs("train")) == {"loss", "Log", "x"}
+
+
 def test_datum_parses_path():
     datum = DebugTensorDatum("/r", DEVICE_DIR + "/a/b/my_node_1_DebugNanCount_123-2")
     assert (datum.node_name, datum.output_slot, datum.debug_op, datum.timestamp) == (
