@@ -81,7 +81,8 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
     "SummaryDescription": "lens.proto.summary_pb2.SummaryDescription",
     "summary_iterator": "lens.events.summary_builders.summary_iterator",
 })
-math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.logic", "lens.engine.ops.reduce"], {
+math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_special", "lens.engine.ops.logic",
+                              "lens.engine.ops.reduce"], {
     "divide": "lens.engine.ops.math.divide"})
 linalg = LazyNamespace("linalg", ["lens.engine.ops.linalg"])
 random = LazyNamespace("random", ["lens.engine.ops.random"])

@@ -9,13 +9,14 @@ import optable_rows_control
 import optable_rows_custom
 import optable_rows_data
 import optable_rows_math
+import optable_rows_math_special
 import optable_rows_nn
 import optable_rows_train
 import optable_rows_rnn
 from lens.engine.registry import registered_ops
 from optable_lib import check_row
 
-ALL_ROWS = (optable_rows_math.ROWS + optable_rows_array.ROWS + optable_rows_nn.ROWS
+ALL_ROWS = (optable_rows_math.ROWS + optable_rows_math_special.ROWS + optable_rows_array.ROWS + optable_rows_nn.ROWS
             + optable_rows_custom.ROWS + optable_rows_data.ROWS + optable_rows_rnn.ROWS
             + optable_rows_conv.ROWS + optable_rows_train.ROWS + optable_rows_control.ROWS)
 
