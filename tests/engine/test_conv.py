@@ -106,3 +106,9 @@ def test_embedding_lookup_top_k_in_top_k_lrn_crelu_names():
     np.testing.assert_allclose(ve, [[[2 / np.hypot(2, 3), 3 / np.hypot(2, 3)], [10 / np.hypot(10, 11), 11 / np.hypot(10, 11)]]], rtol=1e-6)
     assert vv.tolist() == [[4., 2.]] and vi.tolist() == [[1, 2]] and vk.tolist() == [True]
     assert vc.tolist() == [[1., 0., 0., 2.]]
+    # TF1's named pair: code reads .values / .indices, and a run of it gives the same pair back.
+    pair = tf.nn.top_k([[1., 4., 2.]], 2)
+    assert (pair.values.op.type, pair.indices.dtype) == ("TopKV2", tf.int32)
+    with tf.Session() as s:
+        got = s.run(pair)
+    assert got.values.tolist() == [[4., 2.]] and got.indices.tolist() == [[1, 2]]

@@ -2,7 +2,8 @@
 import importlib
 
 FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "linalg", "overloads",
-            "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing"]
+            "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing",
+            "math_special", "scan_ops", "linalg_extra"]
 
 
 def load_all():

@@ -1,4 +1,5 @@
 """More tf.nn: lrn, top_k, in_top_k, embedding_lookup, crelu, batch_normalization, fused_batch_norm."""
+import collections
 import numbers
 
 import numpy as np
@@ -127,12 +128,17 @@ def _top_k_grad(op, g_values, g_indices):
 register_op("TopKV2", make=_top_k_make, shape=_top_k_shape, grad=_top_k_grad)
 
 
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
-    """The k largest entries of the last dimension and their indices (ties: lower index first)."""
+    """The k largest entries of the last dimension and their indices (ties: lower index first),
+    as TF1's named pair (values, indices)."""
     x = convert_to_tensor(input, name="input")
     kt = convert_to_tensor(k, dtype=_dt.int32, name="k")
-    return apply_op("TopKV2", [(x, "input"), (kt, "k")], {"sorted": bool(sorted), "T": x.dtype.base_dtype},
-                    name=name or "TopKV2", dtypes=[x.dtype.base_dtype, _dt.int32], same_dtype=False)
+    return TopKV2(*apply_op("TopKV2", [(x, "input"), (kt, "k")],
+                            {"sorted": bool(sorted), "T": x.dtype.base_dtype}, name=name or "TopKV2",
+                            dtypes=[x.dtype.base_dtype, _dt.int32], same_dtype=False))
 
 
 def _in_top_k_kernel(pred, targets, k):
