@@ -232,11 +232,25 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         return compute_weighted_loss(losses, weights, sc, loss_collection, reduction)
 
 
+def _squeeze_sparse_labels(labels, logits, weights):
+    """TF1's squeezable dimensions for class-id labels: labels [batch, 1] against logits
+    [batch, classes] lose their last axis, and so do weights one rank above the labels."""
+    labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
+    if labels.shape.ndims is not None and logits.shape.ndims == labels.shape.ndims \
+            and labels.shape.as_list()[-1] in (1, None):
+        labels = A.squeeze(labels, [-1])
+    weights = convert_to_tensor(weights)
+    if labels.shape.ndims is not None and weights.shape.ndims == labels.shape.ndims + 1:
+        weights = A.squeeze(weights, [-1])
+    return labels, weights
+
+
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weighted softmax cross entropy of integer class labels."""
     _need(labels, logits, "logits")
     with name_scope(scope, "sparse_softmax_cross_entropy_loss", (logits, labels, weights)) as sc:
+        labels, weights = _squeeze_sparse_labels(labels, logits, weights)
         losses = N.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, sc, loss_collection, reduction)
 

@@ -126,3 +126,22 @@ def test_contrib_regularizers_values_names_and_validation():
     with tf.Session() as s:
         got = s.run([l1, l2, both, summed, applied])
     np.testing.assert_allclose(got, [3.25, 3.5625, 3.25 + 1.78125, 19.5, 1.425], rtol=1e-6)
+
+
+def test_sparse_softmax_cross_entropy_squeezes_label_and_weight_axes_as_tf1():
+    # Class ids shaped [batch, 1] and per-example weights shaped [batch, 1] are squeezed
+    # (TF1's squeezable dimensions), so the loss is the weighted mean over the nonzero weights.
+    rng = np.random.default_rng(5)
+    logits = rng.normal(size=(4, 3)).astype(np.float32)
+    ids = np.array([0, 2, 1, 2], np.int32)
+    w = np.array([1.0, 0.0, 2.0, 0.5], np.float32)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    xent = -np.log(e[np.arange(4), ids] / e.sum(axis=1))
+    want = (xent * w).sum() / np.count_nonzero(w)
+    with tf.Graph().as_default():
+        losses = [tf.losses.sparse_softmax_cross_entropy(ids.reshape(4, 1), logits, weights=w.reshape(4, 1)),
+                  tf.losses.sparse_softmax_cross_entropy(ids, logits, weights=w.reshape(4, 1)),
+                  tf.losses.sparse_softmax_cross_entropy(ids.reshape(4, 1), logits, weights=w)]
+        with tf.Session() as sess:
+            got = sess.run(losses)
+    np.testing.assert_allclose(got, [want] * 3, rtol=1e-5)
