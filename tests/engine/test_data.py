@@ -4,6 +4,7 @@ import pytest
 
 import lens as tf
 from lens import errors
+from optable_lib import dataset_elements
 
 
 def _drain(sess, nxt, limit=1000):
@@ -291,3 +292,14 @@ def test_batched_rows_fast_path_matches_element_by_element_batching():
         assert np.array_equal(f["x"], s["x"]) and f["x"].dtype == np.float32
         assert f["name"].tolist() == s["name"].tolist()
     assert sorted(np.concatenate([f["x"][:, 0] for f in fast]).tolist()) == x[:, 0].tolist()
+
+
+def test_padded_batch_of_rows_filled_from_int64_elements():
+    # Dataset.range yields int64; tf.fill takes int64 dims as TF's Fill does (index_type).
+    ds = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(
+        2, padded_shapes=[None])
+    assert dataset_elements(ds)[1].tolist() == [[3, 3, 3, 0], [4, 4, 4, 4]]
+    ds = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(
+        2, padded_shapes=[5], padding_values=tf.constant(-1, tf.int64))
+    assert [b.tolist() for b in dataset_elements(ds)] == [[[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]],
+                                                         [[3, 3, 3, -1, -1]]]

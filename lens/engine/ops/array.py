@@ -114,7 +114,10 @@ def _sum_all(g):
 def fill(dims, value, name=None):
     """A tensor of shape dims filled with value."""
     with name_scope(name, "Fill", [dims, value]) as scope:
-        d = convert_to_tensor(dims, dtype=_dt.int32, name="dims")
+        # dims may be int32 or int64 (Fill's index_type), e.g. [x] for an int64 tensor x
+        d = convert_to_tensor(dims, preferred_dtype=_dt.int32, name="dims")
+        if d.dtype.base_dtype not in (_dt.int32, _dt.int64):
+            raise TypeError("fill() dims must be int32 or int64, got %s" % d.dtype.name)
         v = convert_to_tensor(value, name="value")
         return apply_op("Fill", [(d, "dims"), (v, "value")], name=scope, dtypes=[v.dtype.base_dtype],
                         same_dtype=False)
