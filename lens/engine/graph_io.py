@@ -149,6 +149,8 @@ def _output_dtypes(nd, attrs, in_dtypes):
         return [attrs["DstT"]]
     if t == "Where":
         return [_dt.int64]
+    if t == "Unique":
+        return [attrs["T"], attrs.get("out_idx", _dt.int32)]
     if t == "VariableV2":
         return [attrs["dtype"]._as_ref]
     if t in ("Assign", "AssignAdd", "AssignSub"):

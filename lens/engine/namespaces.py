@@ -83,8 +83,18 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
 })
 math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_special", "lens.engine.ops.logic",
                               "lens.engine.ops.reduce"], {
-    "divide": "lens.engine.ops.math.divide"})
-linalg = LazyNamespace("linalg", ["lens.engine.ops.linalg"])
+    "divide": "lens.engine.ops.math.divide",
+    **{n: "lens.engine.ops.scan_ops." + n
+       for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
+                 "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
+# tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
+linalg = LazyNamespace("linalg", ["lens.engine.ops.linalg"], {
+    **{n: "lens.engine.ops.linalg_extra." + f for n, f in [
+        ("eye", "eye"), ("matrix_transpose", "matrix_transpose"), ("transpose", "matrix_transpose"),
+        ("trace", "trace"), ("band_part", "matrix_band_part"), ("diag", "matrix_diag"),
+        ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("tensordot", "tensordot"),
+        ("inv", "matrix_inverse"), ("det", "matrix_determinant"), ("cholesky", "cholesky")]},
+    "einsum": "lens.engine.ops.linalg_einsum.einsum"})
 random = LazyNamespace("random", ["lens.engine.ops.random"])
 layers = LazyNamespace("layers", ["lens.engine.layers"])
 losses = LazyNamespace("losses", ["lens.engine.losses"])

@@ -404,14 +404,42 @@ def translate_error(exc, plan):
     if isinstance(exc, errors.OpError):
         cls = type(exc)
         return cls(op.node_def, op, exc.message + where + trace)
-    shapes = getattr(exc, "_lens_input_shapes", None) or _shapes_from_locals(op, plan, frame_locals)
-    msg = "%s: %s op %r failed: %s" % (type(exc).__name__, op.type, op.name, exc)
-    if shapes is not None:
-        msg += "; input shapes: %s" % ", ".join(str(s) for s in shapes)
+    values = _values_from_locals(op, plan, frame_locals)
+    shapes = getattr(exc, "_lens_input_shapes", None)
+    if shapes is None and values is not None:
+        shapes = [list(np.shape(v)) if v is not None else None for v in values]
+    msg = _kernel_message(op, exc, shapes, values)
+    if msg is None:
+        msg = "%s: %s op %r failed: %s" % (type(exc).__name__, op.type, op.name, exc)
+        if shapes is not None:
+            msg += "; input shapes: %s" % ", ".join(str(s) for s in shapes)
     return errors.InvalidArgumentError(op.node_def, op, msg + where + trace)
 
 
-def _shapes_from_locals(op, plan, frame_locals):
+def _dims(shape):
+    return "[%s]" % ",".join(str(d) for d in shape)
+
+
+def _kernel_message(op, exc, shapes, values):
+    """TF's own message for the common kernel failures NumPy reports in its words, else None."""
+    if not isinstance(exc, ValueError) or not shapes or any(s is None for s in shapes):
+        return None
+    if op.type in ("MatMul", "BatchMatMul", "BatchMatMulV2") and len(shapes) == 2:
+        return "Matrix size-incompatible: In[0]: %s, In[1]: %s" % (_dims(shapes[0]), _dims(shapes[1]))
+    if op.type == "Reshape" and values is not None and len(values) == 2 and values[1] is not None:
+        size = int(np.prod(shapes[0]))
+        wanted = [int(d) for d in np.ravel(values[1])]
+        known = int(np.prod([d for d in wanted if d != -1]))
+        if -1 in wanted:
+            return ("Input to reshape is a tensor with %d values, but the requested shape requires "
+                    "a multiple of %d" % (size, known))
+        return ("Input to reshape is a tensor with %d values, but the requested shape has %d"
+                % (size, known))
+    return None
+
+
+def _values_from_locals(op, plan, frame_locals):
+    """The failing kernel call's argument values, read from the run function's frame."""
     if frame_locals is None:
         return None
     line = next((ln for ln, o in plan.line_ops.items() if o is op), None)
@@ -419,7 +447,7 @@ def _shapes_from_locals(op, plan, frame_locals):
         return None
     stmt = plan.source.splitlines()[line - 1]
     call = stmt.split("(", 1)[1].rsplit(")", 1)[0] if "(" in stmt else ""
-    shapes = []
+    values = []
     for name in filter(None, (a.strip() for a in call.split(","))):
         if name.startswith("f["):
             val = frame_locals["f"][int(name[2:-1])]
@@ -427,8 +455,8 @@ def _shapes_from_locals(op, plan, frame_locals):
             val = frame_locals["S"].get(name[3:-2])
         else:
             val = frame_locals.get(name, plan.globals.get(name))
-        shapes.append(list(np.shape(val)) if val is not None else None)
-    return shapes
+        values.append(val)
+    return values
 
 
 def _defined_at(op):

@@ -57,7 +57,7 @@ def test_kernel_failure_names_op_and_shapes_and_creation_site():
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(c, {a: np.ones((2, 3)), b: np.ones((2, 3))})
     msg = str(info.value)
-    assert "mm" in msg and "[2, 3]" in msg and "test_session.py" in msg
+    assert "[[node mm" in msg and "In[0]: [2,3], In[1]: [2,3]" in msg and "test_session.py" in msg
     assert info.value.op is c.op
 
 

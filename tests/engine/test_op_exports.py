@@ -1,0 +1,36 @@
+"""Where TF1 exposes the scan, segment and matrix ops: tf.X, tf.math.X, tf.linalg.X."""
+import pytest
+
+import lens as tf
+
+TOP_AND_MATH = ["cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
+                "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min"]
+TOP = ["unique", "roll", "eye", "matrix_transpose", "trace", "matrix_band_part", "matrix_diag",
+       "matrix_diag_part", "matrix_set_diag", "tensordot", "matrix_inverse", "matrix_determinant",
+       "cholesky", "einsum", "space_to_depth", "depth_to_space", "count_nonzero", "meshgrid", "diag"]
+LINALG = {"eye": "eye", "matrix_transpose": "matrix_transpose", "transpose": "matrix_transpose",
+          "trace": "trace", "band_part": "matrix_band_part", "diag": "matrix_diag",
+          "diag_part": "matrix_diag_part", "set_diag": "matrix_set_diag", "tensordot": "tensordot",
+          "inv": "matrix_inverse", "det": "matrix_determinant", "cholesky": "cholesky",
+          "einsum": "einsum"}
+
+
+@pytest.mark.parametrize("name", TOP_AND_MATH)
+def test_in_tf_and_tf_math(name):
+    assert getattr(tf, name) is getattr(tf.math, name)
+
+
+@pytest.mark.parametrize("name", TOP)
+def test_at_top_level(name):
+    assert callable(getattr(tf, name))
+
+
+@pytest.mark.parametrize("name, top", sorted(LINALG.items()))
+def test_tf_linalg_names(name, top):
+    assert getattr(tf.linalg, name) is getattr(tf, top)
+
+
+def test_tf_diag_is_the_vector_diag_not_tf_linalg_diag():
+    with tf.Graph().as_default():
+        assert tf.diag([1.0, 2.0]).op.type == "Diag"
+        assert tf.linalg.diag([1.0, 2.0]).op.type == "MatrixDiag"
