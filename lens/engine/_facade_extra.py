@@ -3,8 +3,8 @@ import importlib
 
 __all__ = []
 _SOURCES = {
-    "lens.engine.ops.indexing": ["gather", "gather_nd", "one_hot", "split", "strided_slice", "boolean_mask",
-                                 "reverse", "sequence_mask", "clip_by_value"],
+    "lens.engine.ops.indexing": ["gather", "gather_nd", "scatter_nd", "one_hot", "split", "strided_slice",
+                                 "boolean_mask", "reverse", "sequence_mask", "clip_by_value"],
     "lens.engine.ops.random": ["random_normal", "truncated_normal", "random_uniform", "random_shuffle",
                                "multinomial", "set_random_seed", "random_gamma", "random_poisson"],
     "lens.engine.init_ops": ["zeros_initializer", "ones_initializer", "constant_initializer",
@@ -30,6 +30,8 @@ _SOURCES = {
                                      "matrix_diag_part", "matrix_set_diag", "tensordot", "matrix_inverse",
                                      "matrix_determinant", "cholesky"],
     "lens.engine.ops.linalg_einsum": ["einsum"],
+    "lens.engine.ops.scatter_ops": ["sparse_to_dense", "confusion_matrix", "histogram_fixed_width",
+                                    "unravel_index", "bitcast"],
     "lens.engine.ops.array_extra": ["space_to_depth", "depth_to_space", "count_nonzero", "meshgrid"],
     "lens.engine.ops.math_special": ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
                                      "atanh", "expm1", "erf", "erfc", "rint", "atan2", "truncatediv",

@@ -84,6 +84,7 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
 math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_special", "lens.engine.ops.logic",
                               "lens.engine.ops.reduce"], {
     "divide": "lens.engine.ops.math.divide",
+    "confusion_matrix": "lens.engine.ops.scatter_ops.confusion_matrix",
     **{n: "lens.engine.ops.scan_ops." + n
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
                  "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})

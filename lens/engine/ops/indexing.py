@@ -407,7 +407,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 
 
 # ------------------------------------------------------------------ GatherNd / ScatterNd
-def _nd_key(op, params_shape, idx):
+def _nd_key(op, params_shape, idx, into="param shape"):
     idx = np.asarray(idx)
     k = idx.shape[-1]
     if k > len(params_shape):
@@ -417,8 +417,10 @@ def _nd_key(op, params_shape, idx):
         bad = (idx[..., j] < 0) | (idx[..., j] >= params_shape[j])
         if bad.any():
             pos = np.unravel_index(int(np.argmax(bad.ravel())), bad.shape)
-            raise errors.InvalidArgumentError(None, op, "indices[%s] = %s does not index into param shape %s"
-                                              % (",".join(map(str, pos)), list(idx[pos]), list(params_shape)))
+            raise errors.InvalidArgumentError(None, op, "indices[%s] = [%s] does not index into %s [%s]"
+                                              % (",".join(map(str, pos)),
+                                                 ",".join(str(int(v)) for v in np.ravel(idx[pos])), into,
+                                                 ",".join(str(int(d)) for d in params_shape)))
     return tuple(np.moveaxis(idx, -1, 0))
 
 
@@ -461,7 +463,7 @@ def _scatter_nd_make(op, ctx):
     def run(indices, updates, shape):
         updates = np.asarray(updates)
         out = np.zeros(tuple(int(d) for d in shape), dtype=updates.dtype)
-        np.add.at(out, _nd_key(op, out.shape, indices), updates)
+        np.add.at(out, _nd_key(op, out.shape, indices, into="shape"), updates)
         return out
     return run
 
