@@ -89,6 +89,17 @@ math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_spec
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
                  "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
 # tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
+# tf.image: TF1's public names only (the gradient ops and AdjustContrastv2 stay internal).
+image = LazyNamespace("image", [], {
+    **{n: "lens.engine.ops.image_ops." + n for n in (
+        "resize_bilinear", "resize_nearest_neighbor", "resize_images", "ResizeMethod")},
+    "resize": "lens.engine.ops.image_ops.resize_images",
+    **{n: "lens.engine.ops.image_composites." + n for n in (
+        "flip_left_right", "flip_up_down", "transpose_image", "per_image_standardization",
+        "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
+        "resize_with_crop_or_pad", "convert_image_dtype", "rgb_to_grayscale", "adjust_brightness",
+        "adjust_contrast")},
+    "transpose": "lens.engine.ops.image_composites.transpose_image"})
 linalg = LazyNamespace("linalg", ["lens.engine.ops.linalg"], {
     **{n: "lens.engine.ops.linalg_extra." + f for n, f in [
         ("eye", "eye"), ("matrix_transpose", "matrix_transpose"), ("transpose", "matrix_transpose"),

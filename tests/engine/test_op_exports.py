@@ -34,3 +34,22 @@ def test_tf_diag_is_the_vector_diag_not_tf_linalg_diag():
     with tf.Graph().as_default():
         assert tf.diag([1.0, 2.0]).op.type == "Diag"
         assert tf.linalg.diag([1.0, 2.0]).op.type == "MatrixDiag"
+
+
+IMAGE = ["resize_bilinear", "resize_nearest_neighbor", "resize_images", "resize", "ResizeMethod",
+         "flip_left_right", "flip_up_down", "transpose_image", "transpose", "per_image_standardization",
+         "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
+         "resize_with_crop_or_pad", "convert_image_dtype", "rgb_to_grayscale", "adjust_brightness",
+         "adjust_contrast"]
+
+
+@pytest.mark.parametrize("name", IMAGE)
+def test_tf_image_names(name):
+    assert getattr(tf.image, name) is not None
+
+
+def test_tf_image_keeps_internals_out():
+    for name in ("resize_bilinear_grad", "adjust_contrastv2", "np"):
+        with pytest.raises(AttributeError):
+            getattr(tf.image, name)
+    assert tf.image.resize is tf.image.resize_images and callable(tf.saturate_cast)
