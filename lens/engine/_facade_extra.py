@@ -30,6 +30,7 @@ _SOURCES = {
                                      "matrix_diag_part", "matrix_set_diag", "tensordot", "matrix_inverse",
                                      "matrix_determinant", "cholesky"],
     "lens.engine.ops.linalg_einsum": ["einsum"],
+    "lens.engine.ops.special_ops": ["lgamma", "digamma", "polygamma", "setdiff1d", "qr", "svd"],
     "lens.engine.ops.scatter_ops": ["sparse_to_dense", "confusion_matrix", "histogram_fixed_width",
                                     "unravel_index", "bitcast"],
     "lens.engine.ops.array_extra": ["space_to_depth", "depth_to_space", "count_nonzero", "meshgrid"],

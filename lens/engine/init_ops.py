@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from lens.engine import dtypes as _dt
-from lens.engine.convert import apply_op, constant, convert_to_tensor
+from lens.engine.convert import apply_op, constant
 from lens.engine.graph import name_scope
 from lens.engine.ops import array as _array
 from lens.engine.ops import math as _math
@@ -298,29 +298,7 @@ class Identity(Initializer):
         return {"gain": self.gain, "dtype": self.dtype.name}
 
 
-# ------------------------------------------------------------------ linalg ops the orthogonal init needs
-def _qr_shape(op):
-    s = op._inputs[0].shape
-    if s.ndims is None:
-        return [unknown_shape(), unknown_shape()]
-    if s.ndims < 2:
-        raise ValueError("Shape must be at least rank 2 but is rank %d for '%s' (op: 'Qr')." % (s.ndims, op.name))
-    *batch, m, n = s.as_list()
-    k = None if m is None or n is None else min(m, n)
-    if op._attrs.get("full_matrices"):
-        return [TensorShape(batch + [m, m]), TensorShape(batch + [m, n])]
-    return [TensorShape(batch + [m, k]), TensorShape(batch + [k, n])]
-
-
-def _qr_make(op, ctx):
-    mode = "complete" if op._attrs.get("full_matrices") else "reduced"
-
-    def run(a):
-        q, r = np.linalg.qr(a, mode=mode)
-        return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
-    return run
-
-
+# ------------------------------------------------------------------ Diag / DiagPart
 def _diag_part_shape(op):
     s = op._inputs[0].shape
     if s.ndims is None:
@@ -343,9 +321,6 @@ def _diag(x):
 
 
 # Registered here only if the linalg family does not own them yet (it should, eventually).
-if "Qr" not in registered_ops():
-    # TF1's Qr gradient needs triangular solves lens does not have yet.
-    register_op("Qr", make=_qr_make, shape=_qr_shape, not_differentiable=True)
 if "DiagPart" not in registered_ops():
     register_op("DiagPart", fn=_diag_part, shape=_diag_part_shape, grad=lambda op, g: [diag(g)])
 if "Diag" not in registered_ops():
@@ -354,11 +329,9 @@ if "Diag" not in registered_ops():
 
 
 def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's argument name
-    """QR factorization of (batches of) matrices: (q, r)."""
-    with name_scope(name, "Qr", [input]) as scope:
-        x = convert_to_tensor(input, name="input")
-        return apply_op("Qr", [(x, "input")], {"full_matrices": bool(full_matrices)}, name=scope,
-                        dtypes=[x.dtype.base_dtype] * 2)
+    """QR factorization of (batches of) matrices: (q, r) (the op lives in special_ops)."""
+    from lens.engine.ops.special_ops import qr as _qr
+    return _qr(input, full_matrices=full_matrices, name=name)
 
 
 def diag_part(input, name=None):  # noqa: A002

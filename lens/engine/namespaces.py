@@ -85,6 +85,7 @@ math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_spec
                               "lens.engine.ops.reduce"], {
     "divide": "lens.engine.ops.math.divide",
     "confusion_matrix": "lens.engine.ops.scatter_ops.confusion_matrix",
+    **{n: "lens.engine.ops.special_ops." + n for n in ("lgamma", "digamma", "polygamma")},
     **{n: "lens.engine.ops.scan_ops." + n
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
                  "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
@@ -106,7 +107,8 @@ linalg = LazyNamespace("linalg", ["lens.engine.ops.linalg"], {
         ("trace", "trace"), ("band_part", "matrix_band_part"), ("diag", "matrix_diag"),
         ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("tensordot", "tensordot"),
         ("inv", "matrix_inverse"), ("det", "matrix_determinant"), ("cholesky", "cholesky")]},
-    "einsum": "lens.engine.ops.linalg_einsum.einsum"})
+    "einsum": "lens.engine.ops.linalg_einsum.einsum",
+    "qr": "lens.engine.ops.special_ops.qr", "svd": "lens.engine.ops.special_ops.svd"})
 random = LazyNamespace("random", ["lens.engine.ops.random"])
 layers = LazyNamespace("layers", ["lens.engine.layers"])
 losses = LazyNamespace("losses", ["lens.engine.losses"])

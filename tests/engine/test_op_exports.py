@@ -53,3 +53,13 @@ def test_tf_image_keeps_internals_out():
         with pytest.raises(AttributeError):
             getattr(tf.image, name)
     assert tf.image.resize is tf.image.resize_images and callable(tf.saturate_cast)
+
+
+@pytest.mark.parametrize("name", ["lgamma", "digamma", "polygamma"])
+def test_special_functions_in_tf_and_tf_math(name):
+    assert getattr(tf, name) is getattr(tf.math, name)
+
+
+@pytest.mark.parametrize("name", ["qr", "svd"])
+def test_decompositions_in_tf_and_tf_linalg(name):
+    assert getattr(tf, name) is getattr(tf.linalg, name)
