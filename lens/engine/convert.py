@@ -52,7 +52,12 @@ def _infer_numpy(value, dtype):
                 arr = arr.astype(np.int32)
         elif arr.dtype == np.complex128:
             arr = arr.astype(np.complex128)
-    if arr.dtype.kind in "SU":
+    if arr.dtype.kind in "SU" and not isinstance(value, (np.ndarray, np.generic)):
+        # NumPy's fixed-width S/U arrays drop trailing NUL bytes: keep each Python string whole.
+        arr = np.array(value, dtype=object)
+    if arr.dtype.kind in "SUO" and arr.size and any(isinstance(s, str) for s in arr.ravel()):
+        arr = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(arr)
+    elif arr.dtype.kind in "SU":
         arr = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(arr) if arr.size else arr.astype(object)
     elif arr.dtype.kind == "O":
         if any(isinstance(x, Tensor) for x in arr.ravel()):

@@ -27,7 +27,8 @@ class LazyNamespace(types.ModuleType):
                 if e.name != src:
                     raise
                 continue
-            if attr in getattr(mod, "__all__", ()) or (not attr.startswith("_") and hasattr(mod, attr)):
+            if attr in getattr(mod, "__all__", ()) or (not attr.startswith("_") and hasattr(mod, attr)
+                                                         and not isinstance(getattr(mod, attr), types.ModuleType)):
                 value = getattr(mod, attr)
                 setattr(self, attr, value)
                 return value
@@ -90,6 +91,11 @@ math = LazyNamespace("math", ["lens.engine.ops.math", "lens.engine.ops.math_spec
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
                  "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
 # tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
+# tf.strings: TF1.15's names (tf.strings.split returns a RaggedTensor there: left out).
+strings = LazyNamespace("strings", [], {
+    "join": "lens.engine.ops.string_ops.string_join", "to_number": "lens.engine.ops.string_ops.string_to_number",
+    **{n: "lens.engine.ops.string_ops." + n for n in ("reduce_join", "substr", "regex_replace", "strip",
+                                                       "length")}})
 # tf.image: TF1's public names only (the gradient ops and AdjustContrastv2 stay internal).
 image = LazyNamespace("image", [], {
     **{n: "lens.engine.ops.image_ops." + n for n in (
@@ -115,7 +121,9 @@ losses = LazyNamespace("losses", ["lens.engine.losses"])
 metrics = LazyNamespace("metrics", ["lens.engine.metrics"])
 data = LazyNamespace("data", ["lens.engine.data"])
 python_io = LazyNamespace("python_io", ["lens.events.tfrecord"])
-io = LazyNamespace("io", ["lens.events.tfrecord", "lens.engine.ops.parsing"])
+io = LazyNamespace("io", ["lens.events.tfrecord", "lens.engine.ops.parsing"], {
+    "decode_csv": "lens.engine.ops.string_csv.decode_csv",
+    "decode_raw": "lens.engine.ops.string_ops.decode_raw"})
 debugging = LazyNamespace("debugging", ["lens.engine.ops.control_flow"])
 saved_model = LazyNamespace("saved_model", [])
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})

@@ -63,3 +63,37 @@ def test_special_functions_in_tf_and_tf_math(name):
 @pytest.mark.parametrize("name", ["qr", "svd"])
 def test_decompositions_in_tf_and_tf_linalg(name):
     assert getattr(tf, name) is getattr(tf.linalg, name)
+
+
+def test_namespaces_do_not_leak_the_modules_their_sources_import():
+    for namespace in (tf.math, tf.nn, tf.linalg, tf.train, tf.layers):
+        with pytest.raises(AttributeError, match="not implemented in lens yet"):
+            getattr(namespace, "np")
+
+
+STRINGS_TOP = ["decode_csv", "decode_raw", "string_join", "reduce_join", "as_string", "string_to_number",
+               "substr", "regex_replace", "string_split"]
+STRINGS_NS = {"join": "string_join", "to_number": "string_to_number", "reduce_join": "reduce_join",
+              "substr": "substr", "regex_replace": "regex_replace"}
+
+
+@pytest.mark.parametrize("name", STRINGS_TOP)
+def test_string_ops_at_top_level(name):
+    assert callable(getattr(tf, name))
+
+
+@pytest.mark.parametrize("name, top", sorted(STRINGS_NS.items()))
+def test_tf_strings_names(name, top):
+    assert getattr(tf.strings, name) is getattr(tf, top)
+
+
+def test_tf_io_decoders_and_string_only_names():
+    assert tf.io.decode_csv is tf.decode_csv and tf.io.decode_raw is tf.decode_raw
+    assert callable(tf.strings.strip) and callable(tf.strings.length)
+
+
+def test_constant_keeps_trailing_nul_bytes():
+    with tf.Graph().as_default():
+        c = tf.constant([b"\x01\x00", b"ab"])
+        with tf.Session() as sess:
+            assert sess.run(c).tolist() == [b"\x01\x00", b"ab"]

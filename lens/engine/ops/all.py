@@ -4,7 +4,7 @@ import importlib
 FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "linalg", "overloads",
             "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing",
             "math_special", "scan_ops", "linalg_extra", "linalg_einsum", "array_extra", "scatter_ops", "image_ops",
-            "image_composites", "special_ops", "string_ops"]
+            "image_composites", "special_ops", "string_ops", "string_csv"]
 
 
 def load_all():
