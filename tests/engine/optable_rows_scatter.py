@@ -36,3 +36,26 @@ ROWS = [
         lambda x: np.frombuffer(x.tobytes(), np.uint8).reshape(2, 4),
         [[FIX([1.0, -2.5], np.float32)]], grad=False, label="Bitcast to a smaller type"),
 ]
+
+
+def _scattered(t, rows, u, how):
+    out = t.copy()
+    for row, v in zip(rows, u):
+        if how == "update":
+            out[tuple(row)] = v
+        elif how == "add":
+            out[tuple(row)] += v
+        else:
+            out[tuple(row)] -= v
+    return out
+
+
+_ROWS_AT = [[0], [2], [0]]
+ROWS += [
+    Row("TensorScatterUpdate", lambda t, u: S.tensor_scatter_nd_update(t, [[0], [2]], u),
+        lambda t, u: _scattered(t, [[0], [2]], u, "update"), [[F(3, 2), F(2, 2)]]),
+    Row("TensorScatterAdd", lambda t, u: S.tensor_scatter_nd_add(t, _ROWS_AT, u),
+        lambda t, u: _scattered(t, _ROWS_AT, u, "add"), [[F(3, 2), F(3, 2)]]),
+    Row("TensorScatterSub", lambda t, u: S.tensor_scatter_nd_sub(t, [[1, 1], [0, 0]], u),
+        lambda t, u: _scattered(t, [[1, 1], [0, 0]], u, "sub"), [[F(3, 2), F(2)]]),
+]

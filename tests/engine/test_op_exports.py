@@ -97,3 +97,10 @@ def test_constant_keeps_trailing_nul_bytes():
         c = tf.constant([b"\x01\x00", b"ab"])
         with tf.Session() as sess:
             assert sess.run(c).tolist() == [b"\x01\x00", b"ab"]
+
+
+@pytest.mark.parametrize("new, old", [("tensor_scatter_nd_update", "tensor_scatter_update"),
+                                      ("tensor_scatter_nd_add", "tensor_scatter_add"),
+                                      ("tensor_scatter_nd_sub", "tensor_scatter_sub")])
+def test_tensor_scatter_names_and_their_tf114_aliases(new, old):
+    assert getattr(tf, new) is getattr(tf, old)

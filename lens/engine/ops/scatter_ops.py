@@ -1,5 +1,5 @@
-"""Dense-from-sparse and counting ops: sparse_to_dense, confusion_matrix, histogram_fixed_width,
-unravel_index, bitcast (scatter_nd itself lives in indexing.py)."""
+"""Dense-from-sparse, scatter and counting ops: sparse_to_dense, tensor_scatter_nd_*,
+confusion_matrix, histogram_fixed_width, unravel_index, bitcast (scatter_nd is in indexing.py)."""
 import numpy as np
 
 from lens import errors
@@ -189,3 +189,70 @@ def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
     t = _dt.as_dtype(type)
     return apply_op("Bitcast", [(x, "input")], {"type": t}, name=name or "Bitcast", dtypes=[t],
                     same_dtype=False)
+
+
+# ---- TensorScatterUpdate / Add / Sub (TF 1.14+) ---------------------------------------------
+def _tensor_scatter_make(combine):
+    def make(op, ctx):
+        from lens.engine.ops.indexing import _nd_key
+
+        def kernel(tensor, indices, updates):
+            out = np.array(tensor, copy=True)
+            where = _nd_key(op, out.shape, indices, into="shape")
+            updates = np.asarray(updates, out.dtype)
+            if combine is None:
+                out[where] = updates  # with repeated indices the last update wins, as in TF
+            else:
+                combine.at(out, where, updates)
+            return out
+        return kernel
+    return make
+
+
+def _tensor_scatter_grad(sign):
+    def grad(op, g):
+        from lens.engine.ops import math as M
+        from lens.engine.ops.indexing import gather_nd
+        tensor, indices, _ = op._inputs
+        picked = gather_nd(g, indices)
+        if sign is None:  # the update replaced those entries: no gradient reaches them in tensor
+            from lens.engine.ops import array as A
+            kept = tensor_scatter_nd_update(g, indices, A.zeros_like(picked))
+            return [kept, None, picked]
+        return [g, None, picked if sign > 0 else M.negative(picked)]
+    return grad
+
+
+for _type, _combine, _sign in [("TensorScatterUpdate", None, None), ("TensorScatterAdd", np.add, 1),
+                               ("TensorScatterSub", np.subtract, -1)]:
+    register_op(_type, make=_tensor_scatter_make(_combine), shape=lambda op: [op._inputs[0].shape],
+                grad=_tensor_scatter_grad(_sign))
+
+
+def _tensor_scatter(op_type, tensor, indices, updates, name):
+    t = convert_to_tensor(tensor, name="tensor")
+    i = convert_to_tensor(indices, name="indices")
+    u = convert_to_tensor(updates, dtype=t.dtype.base_dtype, name="updates")
+    return apply_op(op_type, [(t, "tensor"), (i, "indices"), (u, "updates")], name=name or op_type,
+                    dtypes=[t.dtype.base_dtype], same_dtype=False)
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of tensor with the entries at indices replaced by updates."""
+    return _tensor_scatter("TensorScatterUpdate", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """A copy of tensor with updates added at indices (repeats add up)."""
+    return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """A copy of tensor with updates subtracted at indices (repeats add up)."""
+    return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
+
+
+# TF 1.14's names, kept as aliases in TF 1.15
+tensor_scatter_update = tensor_scatter_nd_update
+tensor_scatter_add = tensor_scatter_nd_add
+tensor_scatter_sub = tensor_scatter_nd_sub
