@@ -78,8 +78,8 @@ def _check_attrs(strides, padding, data_format, dilations, explicit_paddings, op
     """Validate conv attrs at graph-build time; returns the attr dict."""
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError("%s: data_format must be 'NHWC' or 'NCHW', got %r" % (op_name, data_format))
-    strides = _four(strides, data_format, "strides", op_name)
-    dilations = _four(dilations if dilations is not None else 1, data_format, "dilations", op_name)
+    strides = four(strides, data_format, "strides", op_name)
+    dilations = four(dilations if dilations is not None else 1, data_format, "dilations", op_name)
     ch = 1 if data_format == "NCHW" else 3
     if strides[0] != 1 or strides[ch] != 1:
         raise ValueError("%s: current implementation does not yet support strides in the batch and depth "
@@ -104,8 +104,8 @@ def _check_attrs(strides, padding, data_format, dilations, explicit_paddings, op
     return attrs
 
 
-def _four(v, fmt, what, op_name):
-    """An int or 1/2/4-list expanded to the 4-vector TF stores."""
+def four(v, fmt, what, op_name=None):
+    """An int or 1/2/4-list expanded to the 4-vector TF stores (conv and pool attrs)."""
     if isinstance(v, numbers.Integral):
         v = [int(v)] * 2
     v = [int(x) for x in v]
@@ -114,7 +114,8 @@ def _four(v, fmt, what, op_name):
     if len(v) == 2:
         return [1, 1] + v if fmt == "NCHW" else [1] + v + [1]
     if len(v) != 4:
-        raise ValueError("%s: %s must have 1, 2 or 4 entries, got %r" % (op_name, what, v))
+        raise ValueError("%s%s must have 1, 2 or 4 entries, got %r"
+                         % (op_name + ": " if op_name else "", what, v))
     return v
 
 

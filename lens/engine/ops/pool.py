@@ -8,6 +8,7 @@ from lens.engine.convert import apply_op, convert_to_tensor
 from lens.engine.graph import name_scope
 from lens.engine.ops import array as A
 from lens.engine.ops import conv_np as K
+from lens.engine.ops.conv import four
 from lens.engine.ops import pool_np as PK
 from lens.engine.registry import register_op
 from lens.engine.tensor_shape import TensorShape, unknown_shape
@@ -181,15 +182,8 @@ register_op("AvgPoolGrad", make=_avg_pool_grad_make, shape=_shape_input, grad=_a
 
 # ------------------------------------------------------------------ public wrappers
 def _four(v, fmt, what):
-    if isinstance(v, numbers.Integral):
-        v = [int(v)] * 2
-    v = [int(x) for x in v]
-    if len(v) == 1:
-        v = v * 2
-    if len(v) == 2:
-        v = [1, 1] + v if fmt == "NCHW" else [1] + v + [1]
-    if len(v) != 4:
-        raise ValueError("%s must have 1, 2 or 4 entries, got %r" % (what, v))
+    """conv's 4-vector expansion, plus the checks pooling windows need."""
+    v = four(v, fmt, what)
     if min(v) < 1:
         raise ValueError("%s must be positive, got %r" % (what, v))
     ch = 1 if fmt == "NCHW" else 3
