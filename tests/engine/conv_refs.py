@@ -91,6 +91,17 @@ def pool(x, k, s, padding, kind):
     return out
 
 
+def _first_max(x, b, c, i, j, k, s, pt, pl):
+    """(row, col) of the first maximum (row-major) in output pixel (i, j)'s window."""
+    best, at = -np.inf, None
+    for a in range(k[0]):
+        for e in range(k[1]):
+            r, q = i * s[0] + a - pt, j * s[1] + e - pl
+            if _inside(x.shape, r, q) and x[b, r, q, c] > best:
+                best, at = x[b, r, q, c], (r, q)
+    return at
+
+
 def max_pool_grad(x, g, k, s, padding):
     """Each window's gradient goes to its first maximum (row-major within the window)."""
     n, _, _, ch = x.shape
@@ -100,13 +111,8 @@ def max_pool_grad(x, g, k, s, padding):
         for c in range(ch):
             for i in range(oh):
                 for j in range(ow):
-                    best, at = -np.inf, None
-                    for a in range(k[0]):
-                        for e in range(k[1]):
-                            r, q = i * s[0] + a - pt, j * s[1] + e - pl
-                            if _inside(x.shape, r, q) and x[b, r, q, c] > best:
-                                best, at = x[b, r, q, c], (r, q)
-                    dx[b, at[0], at[1], c] += g[b, i, j, c]
+                    r, q = _first_max(x, b, c, i, j, k, s, pt, pl)
+                    dx[b, r, q, c] += g[b, i, j, c]
     return dx
 
 
@@ -119,13 +125,8 @@ def max_pool_grad_grad(x, gg, k, s, padding):
         for c in range(ch):
             for i in range(oh):
                 for j in range(ow):
-                    best, at = -np.inf, None
-                    for a in range(k[0]):
-                        for e in range(k[1]):
-                            r, q = i * s[0] + a - pt, j * s[1] + e - pl
-                            if _inside(x.shape, r, q) and x[b, r, q, c] > best:
-                                best, at = x[b, r, q, c], (r, q)
-                    out[b, i, j, c] = gg[b, at[0], at[1], c]
+                    r, q = _first_max(x, b, c, i, j, k, s, pt, pl)
+                    out[b, i, j, c] = gg[b, r, q, c]
     return out
 
 
