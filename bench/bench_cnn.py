@@ -188,7 +188,7 @@ def profile_plan(steps=30, top=12):
     the ops it runs.
     """
     import re
-    from lens.engine import plan as plan_mod
+    from lens.client import plan as plan_mod
     rng = np.random.default_rng(0)
     x, y = _data(BATCH, rng)
     sess, xp, yp, train, loss = lens_graph(_init(rng))

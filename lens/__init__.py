@@ -1,50 +1,50 @@
 """lens: `import lens as tf` runs TF1 graph-mode programs; lens.board and lens.dbg visualize them.
 
-This module is the TF1 facade: it only re-exports names from lens.engine, lens.events and
+This module is the TF1 facade: it only re-exports names from the framework, ops, client, libraries, lens.events and
 lens.dbg, with TF1's names and defaults.
 """
-from lens.engine.ops import all as _all_ops  # noqa: F401 - registers every op
+from lens.ops import all as _all_ops  # noqa: F401 - registers every op
 from lens import errors
-from lens.engine import dtypes as _dtypes_mod
-from lens.engine.dtypes import (DType, as_dtype, bool, complex64, complex128,  # noqa: A004
+from lens.framework import dtypes as _dtypes_mod
+from lens.framework.dtypes import (DType, as_dtype, bool, complex64, complex128,  # noqa: A004
                                 double, float16, float32, float64, half, int8, int16, int32, int64, resource, string,
                                 uint8, uint16, uint32, uint64, variant)
-from lens.engine.tensor_shape import Dimension, TensorShape
-from lens.engine.graph import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
+from lens.framework.tensor_shape import Dimension, TensorShape
+from lens.framework.graph import (Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
                                colocate_with, control_dependencies, device, get_collection,
                                get_collection_ref, get_default_graph, name_scope, reset_default_graph)
-from lens.engine.registry import NoGradient, NotDifferentiable, RegisterGradient
-from lens.engine.convert import constant, convert_to_tensor, register_tensor_conversion_function
-from lens.engine.session import InteractiveSession, Session, get_default_session
-from lens.engine.gradients import gradients, hessians
-from lens.engine.graph_io import import_graph_def
-from lens.engine.ops.core import (Print, group, identity, identity_n, no_op, placeholder,
+from lens.framework.registry import NoGradient, NotDifferentiable, RegisterGradient
+from lens.framework.convert import constant, convert_to_tensor, register_tensor_conversion_function
+from lens.client.session import InteractiveSession, Session, get_default_session
+from lens.ops.gradients import gradients, hessians
+from lens.framework.graph_io import import_graph_def
+from lens.ops.core import (Print, group, identity, identity_n, no_op, placeholder,
                                   placeholder_with_default, print_v2 as print, py_func, stop_gradient,  # noqa: A004
                                   tuple_ as tuple)  # noqa: A004
-from lens.engine.ops.math import (abs, add, add_n, ceil, cos, div, div_no_nan, divide, exp, floor,  # noqa: A004
+from lens.ops.math import (abs, add, add_n, ceil, cos, div, div_no_nan, divide, exp, floor,  # noqa: A004
                                   floordiv, floormod, log, log1p, maximum, minimum, mod, multiply,
                                   negative, pow, reciprocal, round, rsqrt, sigmoid, sign, sin, sqrt,  # noqa: A004
                                   square, squared_difference, subtract, tanh, truediv)
-from lens.engine.ops.logic import (equal, greater, greater_equal, is_finite, is_inf, is_nan, less,
+from lens.ops.logic import (equal, greater, greater_equal, is_finite, is_inf, is_nan, less,
                                    less_equal, logical_and, logical_not, logical_or, logical_xor,
                                    not_equal, where, where_v2)
-from lens.engine.ops.array import (broadcast_to, cast, concat, expand_dims, fill, ones, ones_like, pad,
+from lens.ops.array import (broadcast_to, cast, concat, expand_dims, fill, ones, ones_like, pad,
                                    rank, reshape, shape, size, squeeze, stack, tile, to_double, to_float,
                                    to_int32, to_int64, transpose, unstack, zeros, zeros_like)
-from lens.engine.ops.reduce import (argmax, argmin, invert_permutation, reduce_all, reduce_any,
+from lens.ops.reduce import (argmax, argmin, invert_permutation, reduce_all, reduce_any,
                                     reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
                                     reduce_sum)
-from lens.engine.ops.sequence import lin_space, linspace, range  # noqa: A004
-from lens.engine.ops.slicing import dynamic_stitch, slice  # noqa: A004
-from lens.engine.ops.linalg import matmul, norm
-from lens.engine.variables import (Variable, all_variables, assign, assign_add, assign_sub,
+from lens.ops.sequence import lin_space, linspace, range  # noqa: A004
+from lens.ops.slicing import dynamic_stitch, slice  # noqa: A004
+from lens.ops.linalg import matmul, norm
+from lens.ops.variables import (Variable, all_variables, assign, assign_add, assign_sub,
                                    global_variables, global_variables_initializer,
                                    initialize_all_variables, is_variable_initialized, local_variables,
                                    local_variables_initializer, model_variables, moving_average_variables,
                                    report_uninitialized_variables, trainable_variables,
                                    variables_initializer)
-from lens.engine._facade_extra import *  # noqa: F401,F403 - names added by later op families
-from lens.engine._facade_extra import __all__ as _extra_all
+from lens.tf1.extra_names import *  # noqa: F401,F403 - names added by later op families
+from lens.tf1.extra_names import __all__ as _extra_all
 
 newaxis = None
 dtypes = _dtypes_mod

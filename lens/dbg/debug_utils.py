@@ -4,6 +4,7 @@ back into a Watch the engine can run with (`run_with_debug_options`)."""
 import re
 import threading
 
+from lens.client.session import register_debug_options_runner
 from lens.dbg import dump as dump_module
 from lens.dbg.watch import DiskSink, Watch, WatchOptions
 
@@ -144,3 +145,6 @@ def run_with_debug_options(sess, fetches, feed_dict=None, options=None, run_meta
         close = getattr(watch.sink, "close", None)
         if close is not None:
             close()
+
+
+register_debug_options_runner(run_with_debug_options)

@@ -7,7 +7,8 @@ import zlib
 from lens.dbg import device_names
 from lens.dbg.run_screens import element_name, flatten_fetches
 from lens.dbg.watch import Watch
-from lens.engine.session import SessionContext
+from lens.client.session import SessionContext
+from lens.framework.default_session import _default_session_stack
 
 
 _MAX_CACHED_RUN_GRAPHS = 32  # distinct (fetches, feeds) signatures kept per wrapper
@@ -16,7 +17,7 @@ _MAX_CACHED_RUN_GRAPHS = 32  # distinct (fetches, feeds) signatures kept per wra
 def _run_op_names(graph, fetches, feed_dict):
     """Names of the ops a run executes plus the fed ops (what tfdbg's partition graphs
     hold), or None when a fetch or feed can't be resolved by name (then: the whole graph)."""
-    from lens.engine.graph import Operation
+    from lens.framework.graph import Operation
     try:
         targets = [graph.as_graph_element(n) for n in flatten_fetches(fetches)]
         fed = {graph.as_graph_element(element_name(k)) for k in (feed_dict or ())}
@@ -140,8 +141,7 @@ class BaseDebugWrapperSession(SessionContext):
 
     def as_default(self):
         """Make this wrapper the default session (context manager), so eval() debugs too."""
-        from lens.engine import session as session_module
-        return session_module._default_session_stack.get_controller(self)
+        return _default_session_stack.get_controller(self)
 
     def __getattr__(self, name):
         # Anything not debugger-specific (list_devices, reset, ...) is the session's own.

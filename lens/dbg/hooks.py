@@ -13,12 +13,12 @@ import time
 from lens.dbg import debug_utils, dump as dump_module
 from lens.dbg.dump import DumpWriter
 from lens.dbg.framework import write_run_files
+from lens.training.hooks import SessionRunArgs
 from lens.dbg.watch import FilterSink, WatchOptions, as_watch_options
 
 
 def _session_run_args(options):
-    import lens
-    return lens.train.SessionRunArgs(fetches=None, feed_dict=None, options=options)
+    return SessionRunArgs(fetches=None, feed_dict=None, options=options)
 
 
 def _run_options(graph, url, watch_options):

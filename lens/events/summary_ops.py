@@ -4,10 +4,10 @@ import re
 
 import numpy as np
 
-from lens.engine import dtypes as _dt
-from lens.engine.convert import constant, convert_to_tensor
-from lens.engine.graph import GraphKeys, get_default_graph, name_scope
-from lens.engine.registry import register_op
+from lens.framework import dtypes as _dt
+from lens.framework.convert import constant, convert_to_tensor
+from lens.framework.graph import GraphKeys, get_default_graph, name_scope
+from lens.framework.registry import register_op
 from lens.events import summary_builders as B
 
 _INVALID_TAG = re.compile(r"[^-/\w\.]")

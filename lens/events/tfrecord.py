@@ -5,7 +5,7 @@ import os
 import struct
 import zlib
 
-from lens import errors
+from lens.framework import errors
 from lens.events.records import encode_record, masked_crc32c
 
 

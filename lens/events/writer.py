@@ -4,6 +4,7 @@ import threading
 import time
 
 from lens.events.event_file_writer import EventFileWriter
+from lens.framework.graph import get_default_graph
 from lens.proto import config_pb2, event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
 Summary = summary_pb2.Summary
@@ -186,7 +187,7 @@ class FileWriterCache:
         with FileWriterCache._lock:
             writer = FileWriterCache._cache.get(key)
             if writer is None:
-                writer = FileWriter(logdir, graph=_default_graph())
+                writer = FileWriter(logdir, graph=get_default_graph())
                 FileWriterCache._cache[key] = writer
             return writer
 
@@ -198,11 +199,3 @@ class FileWriterCache:
             FileWriterCache._cache.clear()
         for writer in writers:
             writer.close()
-
-
-def _default_graph():
-    """The facade's default graph when the engine provides one (looked up lazily, optional)."""
-    import lens
-
-    get = getattr(lens, "get_default_graph", None)
-    return get() if callable(get) else None

@@ -6,7 +6,7 @@ import pytest
 
 import lens as tf
 from lens.client import timeline as lens_timeline
-from lens.engine import parallel
+from lens.client import parallel
 
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 PHASES = {"X", "M", "s", "t", "C", "N", "O", "D"}

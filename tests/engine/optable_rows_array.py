@@ -2,9 +2,9 @@
 import numpy as np
 
 import lens as tf
-from lens.engine.convert import apply_op
-from lens.engine.ops import array as A
-from lens.engine.ops import indexing as X
+from lens.framework.convert import apply_op
+from lens.ops import array as A
+from lens.ops import indexing as X
 from optable_lib import FIX, F, Row
 
 

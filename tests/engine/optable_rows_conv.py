@@ -2,10 +2,10 @@
 import numpy as np
 
 import conv_refs as R
-from lens.engine.convert import apply_op
-from lens.engine.ops import conv as C
-from lens.engine.ops import nn_extra as X
-from lens.engine.ops import pool as P
+from lens.framework.convert import apply_op
+from lens.ops import conv as C
+from lens.ops import nn_extra as X
+from lens.ops import pool as P
 from optable_lib import FIX, F, Row
 
 NCHW = (0, 3, 1, 2)

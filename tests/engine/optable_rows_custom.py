@@ -70,7 +70,7 @@ def _variables():
 
 
 def _apply_gd():
-    from lens.engine.train.gradient_descent import apply_gradient_descent
+    from lens.training.gradient_descent import apply_gradient_descent
     v = tf.Variable([1.0, -1.0])
     upd = apply_gradient_descent(v._ref(), 0.5, tf.constant([2.0, 4.0]))
     assert np.allclose(_run(upd, init=True), [0.0, -3.0])
@@ -103,7 +103,7 @@ def _in(lo, hi, mean=None, tol=0.15):
 
 def _qr():
     x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float64)
-    from lens.engine.init_ops import qr
+    from lens.ops.init_ops import qr
     q, r = _run(list(qr(tf.constant(x))))
     assert np.allclose(q @ r, x) and np.allclose(q.T @ q, np.eye(3)) and np.allclose(np.tril(r, -1), 0)
 

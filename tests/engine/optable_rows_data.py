@@ -7,7 +7,7 @@ import tempfile
 import numpy as np
 
 import lens as tf
-import lens.engine.data  # noqa: F401 - registers the dataset and iterator op types
+import lens.data  # noqa: F401 - registers the dataset and iterator op types
 from optable_lib import custom, dataset_elements
 
 def _row(op_type, build, reference):

@@ -5,7 +5,7 @@ exact for these linear maps, with the loss summed in float64."""
 import numpy as np
 
 import lens as tf
-from lens.engine.ops.image_ops import (adjust_contrastv2, resize_bilinear, resize_bilinear_grad,
+from lens.ops.image_ops import (adjust_contrastv2, resize_bilinear, resize_bilinear_grad,
                                        resize_nearest_neighbor, resize_nearest_neighbor_grad)
 from optable_lib import F, FIX, Row, custom
 

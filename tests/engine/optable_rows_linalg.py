@@ -5,8 +5,8 @@ Cholesky by the textbook row-by-row recurrence."""
 import numpy as np
 
 import lens as tf
-from lens.engine.ops.linalg_einsum import einsum
-from lens.engine.ops.linalg_extra import (cholesky, eye, matrix_band_part, matrix_determinant,
+from lens.ops.linalg_einsum import einsum
+from lens.ops.linalg_extra import (cholesky, eye, matrix_band_part, matrix_determinant,
                                           matrix_diag, matrix_diag_part, matrix_inverse, matrix_set_diag,
                                           matrix_transpose, tensordot, trace)
 from optable_lib import FIX, F, Row

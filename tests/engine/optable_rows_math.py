@@ -2,7 +2,7 @@
 import numpy as np
 
 import lens as tf
-from lens.engine.init_ops import diag, diag_part
+from lens.ops.init_ops import diag, diag_part
 from optable_lib import AWAY0, FIX, F, Row
 
 BCAST = [[F(3, 4), F(3, 4)], [F(2, 3, 1), F(3, 4)], [F(4), F()]]

@@ -2,8 +2,8 @@
 import numpy as np
 
 import lens as tf
-from lens.engine.convert import apply_op
-from lens.engine.ops import nn
+from lens.framework.convert import apply_op
+from lens.ops import nn
 from optable_lib import AWAY0, FIX, F, Row
 
 SELU_SCALE, SELU_ALPHA = 1.0507009873554805, 1.6732632423543772

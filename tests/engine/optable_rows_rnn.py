@@ -1,7 +1,7 @@
 """Op-table rows for the RNN support ops (ReverseSequence), with NumPy references written here."""
 import numpy as np
 
-from lens.engine.ops.rnn_ops import reverse_sequence
+from lens.ops.rnn_ops import reverse_sequence
 from optable_lib import FIX, F, Row
 
 

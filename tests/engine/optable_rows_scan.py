@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from lens.engine.ops import scan_ops as S
+from lens.ops import scan_ops as S
 from optable_lib import FIX, F, Row
 
 

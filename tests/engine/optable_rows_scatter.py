@@ -1,7 +1,7 @@
 """Op-table rows: SparseToDense, HistogramFixedWidth, UnravelIndex, Bitcast (references by hand)."""
 import numpy as np
 
-from lens.engine.ops import scatter_ops as S
+from lens.ops import scatter_ops as S
 from optable_lib import FIX, F, Row
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 import lens as tf
-from lens.engine.ops.special_ops import digamma, lgamma, polygamma, qr, setdiff1d, svd
+from lens.ops.special_ops import digamma, lgamma, polygamma, qr, setdiff1d, svd
 from optable_lib import FIX, F, Row
 
 EULER = 0.57721566490153286061

@@ -4,8 +4,8 @@ import struct
 import numpy as np
 
 import lens as tf
-from lens.engine.ops import string_ops as S
-from lens.engine.ops.string_csv import decode_csv
+from lens.ops import string_ops as S
+from lens.ops.string_csv import decode_csv
 from optable_lib import FIX, Row
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 import lens as tf
-from lens.engine.train import optimizers_ops as raw
+from lens.training import optimizers_ops as raw
 from optable_lib import custom
 
 SHAPE = (2, 3)

@@ -2,7 +2,7 @@
 import contextlib
 
 import lens as tf
-from lens.engine import plan_opt
+from lens.client import plan_opt
 
 
 @contextlib.contextmanager

@@ -7,9 +7,9 @@ import pytest
 
 import conv_refs as R
 import lens as tf
-from lens.engine.ops import conv_np as K
-from lens.engine.ops import pool as P
-from lens.engine.ops import pool_np as PK
+from lens.ops import conv_np as K
+from lens.ops import pool as P
+from lens.ops import pool_np as PK
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine import plan as plan_mod
+from lens.client import plan as plan_mod
 from tests.engine import conv_refs as R
 from tests.engine.plan_switch import plan_rewrites, run_model
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine.devices import DeviceSpec, merge_device_strings
+from lens.framework.devices import DeviceSpec, merge_device_strings
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:%d"
 

@@ -5,7 +5,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops.image_ops import adjust_contrastv2
+from lens.ops.image_ops import adjust_contrastv2
 from optable_rows_image import bilinear_weights, nearest_index
 
 img = tf.image  # every public name the tests use is TF1's tf.image name

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lens as tf
-from lens.engine.ops import indexing as X
+from lens.ops import indexing as X
 
 SHAPE = (3, 4, 5)
 _idx = st.one_of(st.integers(-6, 6), st.none())

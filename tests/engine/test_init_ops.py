@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine import init_ops as I
+from lens.ops import init_ops as I
 
 N_ROWS, N_COLS = 400, 500       # 200k draws: tight statistics, still fast
 

@@ -5,7 +5,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops.linalg_extra import (cholesky, eye, matrix_band_part, matrix_determinant,
+from lens.ops.linalg_extra import (cholesky, eye, matrix_band_part, matrix_determinant,
                                           matrix_diag, matrix_diag_part, matrix_inverse, matrix_set_diag,
                                           matrix_transpose, tensordot, trace)
 
@@ -158,7 +158,7 @@ def test_float16_inverse_keeps_its_dtype():
 
 
 def test_einsum_names_and_shapes():
-    from lens.engine.ops.linalg_einsum import einsum
+    from lens.ops.linalg_einsum import einsum
     with tf.Graph().as_default() as g:
         a = tf.placeholder(tf.float32, [None, 3], name="a")
         b = tf.placeholder(tf.float32, [3, 4], name="b")
@@ -177,14 +177,14 @@ def test_einsum_names_and_shapes():
     ("ijk,jk->i", [(2, 3), (3, 4)], ValueError, "subscript 'ijk' needs rank 3"),
 ])
 def test_einsum_rejects_unsupported_or_bad_equations(equation, shapes, exc, message):
-    from lens.engine.ops.linalg_einsum import einsum
+    from lens.ops.linalg_einsum import einsum
     with tf.Graph().as_default():
         with pytest.raises(exc, match=message):
             einsum(equation, *[np.ones(s, np.float32) for s in shapes])
 
 
 def test_einsum_size_mismatch_at_run_time():
-    from lens.engine.ops.linalg_einsum import einsum
+    from lens.ops.linalg_einsum import einsum
     with tf.Graph().as_default():
         a, b = tf.placeholder(tf.float64), tf.placeholder(tf.float64)
         out = einsum("ij,jk->ik", a, b)

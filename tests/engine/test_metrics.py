@@ -313,7 +313,7 @@ def test_uninitialized_metric_names_the_variable():
 
 
 def test_auc_predictions_outside_unit_interval_fail_and_lose_nothing():
-    pytest.importorskip("lens.engine.ops.control_flow")
+    pytest.importorskip("lens.ops.control_flow")
     labels = tf.placeholder(tf.bool, [None])
     preds = tf.placeholder(tf.float32, [None])
     value, update = tf.metrics.auc(labels, preds)

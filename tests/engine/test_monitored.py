@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine.train.hooks import NanLossDuringTrainingError
+from lens.training.hooks import NanLossDuringTrainingError
 
 
 def _model(n_batches=None):
@@ -240,7 +240,7 @@ def test_debug_options_from_a_hook_reach_session_run(tmp_path):
 
 
 def test_monitored_training_session_checkpoints_and_restores(tmp_path):
-    pytest.importorskip("lens.engine.train.saver")
+    pytest.importorskip("lens.training.saver")
     x, loss, train, step = _model()
     d = str(tmp_path)
     with tf.train.MonitoredTrainingSession(checkpoint_dir=d, save_summaries_steps=None,
@@ -264,7 +264,7 @@ def test_closed_session_refuses_runs():
 
 
 def test_checkpoint_saver_hook_every_n_steps_with_listener(tmp_path):
-    pytest.importorskip("lens.engine.train.saver")
+    pytest.importorskip("lens.training.saver")
     x, loss, train, step = _model()
     saved = []
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine.ops import nn
+from lens.ops import nn
 
 BIG = np.array([[1000.0, -1000.0, 3.0], [0.0, 1e4, -1e4]], np.float32)
 LABELS = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)

@@ -1,9 +1,9 @@
 """Meta-tests: every registered op has a gradient entry, and every registered op is in the op table."""
-import lens  # noqa: F401 - the facade loads every op family (lens/engine/ops/all.py)
-import lens.engine.train.gradient_descent  # noqa: F401 - registers ApplyGradientDescent
+import lens  # noqa: F401 - the facade loads every op family (lens/ops/all.py)
+import lens.training.gradient_descent  # noqa: F401 - registers ApplyGradientDescent
 import lens.events.summary_ops  # noqa: F401 - registers the summary op types
 import pytest
-from lens.engine.registry import has_gradient_entry, register_op, registered_ops
+from lens.framework.registry import has_gradient_entry, register_op, registered_ops
 from test_op_table import ALL_ROWS
 
 # Ops the table cannot build on their own. Keep this list short and say why for each one.
@@ -37,7 +37,7 @@ def test_the_meta_test_notices_an_op_without_gradient():
         assert not has_gradient_entry("OpTableProbeNoGradient")
         assert "OpTableProbeNoGradient" not in {row.op for row in ALL_ROWS}
     finally:
-        from lens.engine import registry
+        from lens.framework import registry
         registry._OPS.pop("OpTableProbeNoGradient")
 
 

@@ -4,9 +4,9 @@ import pathlib
 
 import pytest
 
-import lens.engine.train.gradient_descent  # noqa: F401 - registers ApplyGradientDescent
+import lens.training.gradient_descent  # noqa: F401 - registers ApplyGradientDescent
 import lens.events.summary_ops  # noqa: F401 - registers the summary op types
-from lens.engine.registry import registered_ops
+from lens.framework.registry import registered_ops
 from optable_lib import check_row
 
 # Every tests/engine/optable_rows_*.py module contributes its ROWS (a new op family adds a file).

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine import parallel
-from lens.engine.parallel import ParallelPlan
-from lens.engine.plan import Plan
+from lens.client import parallel
+from lens.client.parallel import ParallelPlan
+from lens.client.plan import Plan
 
 
 def _session(threads, **kw):

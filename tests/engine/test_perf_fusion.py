@@ -5,8 +5,8 @@ import pytest
 
 import lens as tf
 from lens import dbg as tf_debug
-from lens.engine import plan_opt
-from lens.engine.ops import nn as nn_ops
+from lens.client import plan_opt
+from lens.ops import nn as nn_ops
 from tests.engine.plan_switch import plan_rewrites, run_model
 
 

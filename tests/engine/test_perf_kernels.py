@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import conv_refs as R
-from lens.engine.ops import conv_np as K
-from lens.engine.ops import pool_np as PK
+from lens.ops import conv_np as K
+from lens.ops import pool_np as PK
 
 POOLS = [  # (input shape, window = strides, padding): disjoint windows, tiled, padded, ragged
     ((3, 6, 8, 4), (2, 2), "VALID"),

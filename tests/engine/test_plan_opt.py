@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine import plan_opt
+from lens.client import plan_opt
 
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 

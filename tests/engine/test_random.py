@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine.ops import random as R
-from lens.engine.registry import get_gradient_function, has_gradient_entry
+from lens.ops import random as R
+from lens.framework.registry import get_gradient_function, has_gradient_entry
 
 N = 200_000
 

@@ -4,7 +4,7 @@ import pytest
 
 import lens as tf
 import rnn_reference as ref
-from lens.engine.rnn import rnn_cell as rc
+from lens.rnn import rnn_cell as rc
 
 B, T, D, H = 3, 5, 4, 6
 

@@ -4,8 +4,8 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops.rnn_ops import reverse_sequence
-from lens.engine.rnn import rnn_cell as rc
+from lens.ops.rnn_ops import reverse_sequence
+from lens.rnn import rnn_cell as rc
 
 B, T, D, H = 3, 4, 5, 6
 

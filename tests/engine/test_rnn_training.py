@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine.rnn import rnn_cell as rc
+from lens.rnn import rnn_cell as rc
 
 EPS = 1e-6
 

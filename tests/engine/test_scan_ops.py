@@ -5,7 +5,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops import scan_ops as S
+from lens.ops import scan_ops as S
 
 
 def _run(*fetches, feed=None):

@@ -7,7 +7,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops.special_ops import digamma, lgamma, polygamma, qr, setdiff1d, svd
+from lens.ops.special_ops import digamma, lgamma, polygamma, qr, setdiff1d, svd
 from optable_rows_special import digamma_ref, polygamma_ref
 
 

@@ -4,8 +4,8 @@ import pytest
 
 import lens as tf
 from lens import errors
-from lens.engine.ops import string_ops as S
-from lens.engine.ops.string_csv import decode_csv
+from lens.ops import string_ops as S
+from lens.ops.string_csv import decode_csv
 
 
 def run(build, feed=None):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.engine import parallel
-from lens.engine.partition import placed_graph_def
+from lens.client import parallel
+from lens.client.partition import placed_graph_def
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:%d"
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lens as tf
-from lens.events.summary_hook import SummarySaverHook
+from lens.training.summary_hook import SummarySaverHook
 
 
 @pytest.fixture(autouse=True)

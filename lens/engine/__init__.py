@@ -1,1 +1,0 @@
-"""lens's TF1-style graph engine: graph, ops, sessions, gradients, variables, training."""

@@ -1,4 +1,0 @@
-"""tf.nn's RNN entry points (the implementations live in lens/engine/rnn/)."""
-from lens.engine.rnn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
-
-__all__ = ["dynamic_rnn", "bidirectional_dynamic_rnn", "static_rnn", "static_bidirectional_rnn"]

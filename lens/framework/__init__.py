@@ -1,0 +1,1 @@
+"""The framework layer: dtypes, shapes, errors, the op registry, Graph/Operation/Tensor, conversion, GraphDefs, devices."""

@@ -1,0 +1,32 @@
+"""Import every op family so every op type is registered (used by the facade and tests)."""
+import importlib
+
+FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "linalg", "overloads",
+            "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing",
+            "math_special", "scan_ops", "linalg_extra", "linalg_einsum", "array_extra", "scatter_ops", "image_ops",
+            "image_composites", "special_ops", "string_ops", "string_csv"]
+
+
+def load_all():
+    """Import each op family module that exists."""
+    for fam in FAMILIES:
+        try:
+            importlib.import_module("lens.ops." + fam)
+        except ModuleNotFoundError as e:
+            if e.name != "lens.ops." + fam:
+                raise
+
+
+load_all()
+
+# Variables take the same Python operators as Tensors (they read `v/read`).
+from lens.ops.overloads import install as _install  # noqa: E402
+from lens.ops.variables import Variable as _Variable  # noqa: E402
+
+_install(_Variable)
+
+# Ops defined outside lens/ops (optimizer updates, summaries) are registered too, so a
+# GraphDef holding them imports and runs without first touching tf.train or tf.summary.
+for _mod in ("lens.training.gradient_descent", "lens.training.optimizers_ops",
+             "lens.events.summary_ops"):
+    importlib.import_module(_mod)

@@ -1,0 +1,474 @@
+"""Elementwise math: binary and unary ops with NumPy kernels and broadcasting gradients."""
+import numpy as np
+
+from lens.framework import dtypes as _dt
+from lens.framework.convert import apply_op, convert_to_tensor
+from lens.framework.graph import Tensor, name_scope
+from lens.ops.shapes import broadcast_shapes
+from lens.framework.registry import register_op
+
+
+def _bcast_shape(op):
+    return [broadcast_shapes(op._inputs[0].shape, op._inputs[1].shape)]
+
+
+def _same_shape(op):
+    return [op._inputs[0].shape]
+
+
+def _bool_bcast_shape(op):
+    return _bcast_shape(op)
+
+
+def _static_equal(x, y, grad=None):
+    xs, ys = x.shape, y.shape
+    ok = xs.is_fully_defined() and ys.is_fully_defined() and xs == ys
+    return ok and (grad is None or not isinstance(grad, Tensor) or grad.shape == xs)
+
+
+def reduce_to(grad, x, y):
+    """(grad summed to x's shape, grad summed to y's shape) undoing broadcasting, TF1-style."""
+    from lens.ops import array as A
+    from lens.ops import reduce as R
+    sx = A.shape(x)
+    sy = A.shape(y)
+    rx, ry = A.broadcast_gradient_args(sx, sy)
+    return (A.reshape(R.reduce_sum(grad[0], rx), sx), A.reshape(R.reduce_sum(grad[1], ry), sy))
+
+
+def _binary_grad_pair(op, gx, gy):
+    x, y = op._inputs
+    if _static_equal(x, y):
+        return [gx, gy]
+    outs = reduce_to((gx if gx is not None else gy, gy if gy is not None else gx), x, y)
+    return [outs[0] if gx is not None else None, outs[1] if gy is not None else None]
+
+
+def _add_grad(op, grad):
+    return _binary_grad_pair(op, grad, grad)
+
+
+def _sub_grad(op, grad):
+    return _binary_grad_pair(op, grad, negative(grad))
+
+
+def _mul_grad(op, grad):
+    x, y = op._inputs
+    return _binary_grad_pair(op, multiply(grad, y), multiply(x, grad))
+
+
+def _realdiv_grad(op, grad):
+    x, y = op._inputs
+    return _binary_grad_pair(op, real_div(grad, y), multiply(grad, real_div(real_div(negative(x), y), y)))
+
+
+def _pow_grad(op, grad):
+    x, y = op._inputs
+    z = op._outputs[0]
+    from lens.ops import array as A
+    from lens.ops.logic import greater, where
+    gx = multiply(multiply(grad, y), pow(x, subtract(y, A.ones_like(y))))
+    log_x = where(greater(x, A.zeros_like(x)), log(x), A.zeros_like(x))
+    gy = multiply(multiply(grad, z), log_x)
+    return _binary_grad_pair(op, gx, gy)
+
+
+def _minmax_grad(op, grad, cmp):
+    from lens.ops import array as A
+    from lens.ops.logic import where
+    x, y = op._inputs
+    gshape = op._outputs[0]
+    zeros = A.zeros_like(grad)
+    mask = cmp(x, y)
+    if not _static_equal(x, y):
+        from lens.ops import array as A2
+        mask = A2.broadcast_to(mask, A2.shape(gshape))
+    return _binary_grad_pair(op, where(mask, grad, zeros), where(mask, zeros, grad))
+
+
+def _maximum_grad(op, grad):
+    from lens.ops.logic import greater_equal
+    return _minmax_grad(op, grad, greater_equal)
+
+
+def _minimum_grad(op, grad):
+    from lens.ops.logic import less_equal
+    return _minmax_grad(op, grad, less_equal)
+
+
+def _sqdiff_grad(op, grad):
+    x, y = op._inputs
+    two = convert_to_tensor(2, dtype=grad.dtype.base_dtype)
+    d = multiply(multiply(two, grad), subtract(x, y))
+    return _binary_grad_pair(op, d, negative(d))
+
+
+def _floormod_grad(op, grad):
+    x, y = op._inputs
+    from lens.ops.math import floordiv as _fd
+    return _binary_grad_pair(op, grad, multiply(grad, negative(_fd(x, y))))
+
+
+def _int_div(a, b):
+    return np.floor_divide(a, b) if np.asarray(a).dtype.kind in "iu" else np.true_divide(a, b)
+
+
+_BINARY = [
+    # op type, numpy kernel, gradient
+    ("Add", np.add, _add_grad),
+    ("AddV2", np.add, _add_grad),
+    ("Sub", np.subtract, _sub_grad),
+    ("Mul", np.multiply, _mul_grad),
+    ("RealDiv", np.true_divide, _realdiv_grad),
+    ("Div", _int_div, _realdiv_grad),
+    ("DivNoNan", lambda a, b: np.where(b == 0, np.zeros_like(a), np.true_divide(a, np.where(b == 0, 1, b))), None),
+    ("FloorDiv", np.floor_divide, None),
+    ("FloorMod", np.mod, _floormod_grad),
+    ("Pow", np.power, _pow_grad),
+    ("Maximum", np.maximum, _maximum_grad),
+    ("Minimum", np.minimum, _minimum_grad),
+    ("SquaredDifference", lambda a, b: np.square(np.subtract(a, b)), _sqdiff_grad),
+]
+
+for _t, _fn, _g in _BINARY:
+    if _t == "FloorDiv":
+        register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=True)
+    elif _t == "DivNoNan":
+        def _divnonan_grad(op, grad):
+            x, y = op._inputs
+            return _binary_grad_pair(op, div_no_nan(grad, y),
+                                     multiply(grad, div_no_nan(div_no_nan(negative(x), y), y)))
+        register_op(_t, fn=_fn, shape=_bcast_shape, grad=_divnonan_grad)
+    else:
+        register_op(_t, fn=_fn, shape=_bcast_shape, grad=_g)
+
+
+def _binary(op_type, x, y, name, default_name=None):
+    return apply_op(op_type, [(x, "x"), (y, "y")], name=name or default_name or op_type)
+
+
+def add(x, y, name=None):
+    """x + y elementwise (op type Add)."""
+    return _binary("Add", x, y, name)
+
+
+def add_v2(x, y, name=None):
+    """x + y (op type AddV2, what `+` builds)."""
+    return _binary("AddV2", x, y, name)
+
+
+def subtract(x, y, name=None):
+    """x - y."""
+    return _binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    """x * y."""
+    return _binary("Mul", x, y, name)
+
+
+def real_div(x, y, name=None):
+    """x / y for floats (op RealDiv)."""
+    return _binary("RealDiv", x, y, name)
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, 0 where y == 0."""
+    return _binary("DivNoNan", x, y, name)
+
+
+def _int_to_float(t):
+    return {"int8": _dt.float32, "uint8": _dt.float32, "int16": _dt.float32, "uint16": _dt.float32,
+            "int32": _dt.float64, "int64": _dt.float64}.get(t.dtype.base_dtype.name)
+
+
+def truediv(x, y, name=None):
+    """x / y; integers are cast to floats first (int32 -> float64), as TF1."""
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        target = _int_to_float(x)
+        if target is not None:
+            from lens.ops.array import cast
+            x, y = cast(x, target), cast(y, target)
+        return apply_op("RealDiv", [(x, "x"), (y, "y")], name=scope)
+
+
+def divide(x, y, name=None):
+    """x / y (Python 3 semantics)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None):
+    """TF1's tf.div: floor division for integers, true division for floats."""
+    return _binary("Div", x, y, name)
+
+
+def floordiv(x, y, name=None):
+    """floor(x / y)."""
+    x = convert_to_tensor(x) if not isinstance(x, Tensor) else x
+    if x.dtype.is_floating:
+        with name_scope(name, "floordiv", [x, y]) as scope:
+            return floor(real_div(x, y), name=scope)
+    return _binary("FloorDiv", x, y, name, "floordiv")
+
+
+floor_div = floordiv
+
+
+def floormod(x, y, name=None):
+    """x mod y with the sign of y (Python semantics)."""
+    return _binary("FloorMod", x, y, name)
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 - TF's name
+    """x ** y."""
+    return _binary("Pow", x, y, name)
+
+
+def maximum(x, y, name=None):
+    """Elementwise max."""
+    return _binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    """Elementwise min."""
+    return _binary("Minimum", x, y, name)
+
+
+def squared_difference(x, y, name=None):
+    """(x - y) ** 2."""
+    return _binary("SquaredDifference", x, y, name)
+
+
+# ------------------------------------------------------------------ unary
+
+def _u(name):
+    return lambda x, name=None: apply_op(_UNARY_TYPES[name], [(x, "x")], name=name)
+
+
+def _neg_grad(op, g):
+    return [negative(g)]
+
+
+def _abs_grad(op, g):
+    return [multiply(g, sign(op._inputs[0]))]
+
+
+def _sign_grad(op, g):
+    from lens.ops.array import zeros_like
+    return [zeros_like(op._inputs[0])]
+
+
+def _square_grad(op, g):
+    x = op._inputs[0]
+    return [multiply(g, multiply(x, convert_to_tensor(2, dtype=x.dtype.base_dtype)))]
+
+
+def _sqrt_grad(op, g):
+    y = op._outputs[0]
+    return [real_div(multiply(g, convert_to_tensor(0.5, dtype=y.dtype)), y)]
+
+
+def _rsqrt_grad(op, g):
+    y = op._outputs[0]
+    return [multiply(multiply(g, convert_to_tensor(-0.5, dtype=y.dtype)), multiply(square(y), y))]
+
+
+def _exp_grad(op, g):
+    return [multiply(g, op._outputs[0])]
+
+
+def _log_grad(op, g):
+    return [multiply(g, reciprocal(op._inputs[0]))]
+
+
+def _log1p_grad(op, g):
+    x = op._inputs[0]
+    return [multiply(g, reciprocal(add_v2(convert_to_tensor(1, dtype=x.dtype), x)))]
+
+
+def _sin_grad(op, g):
+    return [multiply(g, cos(op._inputs[0]))]
+
+
+def _cos_grad(op, g):
+    return [negative(multiply(g, sin(op._inputs[0])))]
+
+
+def _tanh_grad(op, g):
+    y = op._outputs[0]
+    return [multiply(g, subtract(convert_to_tensor(1, dtype=y.dtype), square(y)))]
+
+
+def _sigmoid_grad(op, g):
+    y = op._outputs[0]
+    return [multiply(g, multiply(y, subtract(convert_to_tensor(1, dtype=y.dtype), y)))]
+
+
+def _reciprocal_grad(op, g):
+    y = op._outputs[0]
+    return [negative(multiply(g, square(y)))]
+
+
+def _sigmoid(x):
+    # Stable for large |x|: exp of a non-positive number only.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x), copy=False)
+
+
+def _rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+def _reciprocal(x):
+    return 1 / x if np.asarray(x).dtype.kind == "f" else np.reciprocal(x)
+
+
+_UNARY = [
+    ("Neg", "negative", np.negative, _neg_grad),
+    ("Abs", "abs", np.abs, _abs_grad),
+    ("Sign", "sign", np.sign, _sign_grad),
+    ("Square", "square", np.square, _square_grad),
+    ("Sqrt", "sqrt", np.sqrt, _sqrt_grad),
+    ("Rsqrt", "rsqrt", _rsqrt, _rsqrt_grad),
+    ("Exp", "exp", np.exp, _exp_grad),
+    ("Log", "log", np.log, _log_grad),
+    ("Log1p", "log1p", np.log1p, _log1p_grad),
+    ("Sin", "sin", np.sin, _sin_grad),
+    ("Cos", "cos", np.cos, _cos_grad),
+    ("Tanh", "tanh", np.tanh, _tanh_grad),
+    ("Sigmoid", "sigmoid", _sigmoid, _sigmoid_grad),
+    ("Reciprocal", "reciprocal", _reciprocal, _reciprocal_grad),
+    ("Floor", "floor", np.floor, None),
+    ("Ceil", "ceil", np.ceil, None),
+    ("Round", "round", np.round, None),
+]
+_UNARY_TYPES = {}
+for _t, _n, _fn, _g in _UNARY:
+    _UNARY_TYPES[_n] = _t
+    if _g is None:
+        register_op(_t, fn=_fn, shape=_same_shape, not_differentiable=True)
+    else:
+        register_op(_t, fn=_fn, shape=_same_shape, grad=_g)
+
+
+def negative(x, name=None):
+    """-x."""
+    return apply_op("Neg", [(x, "x")], name=name or "Neg")
+
+
+def abs(x, name=None):  # noqa: A001
+    """|x|."""
+    return apply_op("Abs", [(x, "x")], name=name or "Abs")
+
+
+def sign(x, name=None):
+    """-1, 0 or 1."""
+    return apply_op("Sign", [(x, "x")], name=name or "Sign")
+
+
+def square(x, name=None):
+    """x * x."""
+    return apply_op("Square", [(x, "x")], name=name or "Square")
+
+
+def sqrt(x, name=None):
+    """Square root."""
+    return apply_op("Sqrt", [(x, "x")], name=name or "Sqrt")
+
+
+def rsqrt(x, name=None):
+    """1 / sqrt(x)."""
+    return apply_op("Rsqrt", [(x, "x")], name=name or "Rsqrt")
+
+
+def exp(x, name=None):
+    """e ** x."""
+    return apply_op("Exp", [(x, "x")], name=name or "Exp")
+
+
+def log(x, name=None):
+    """Natural logarithm."""
+    return apply_op("Log", [(x, "x")], name=name or "Log")
+
+
+def log1p(x, name=None):
+    """log(1 + x)."""
+    return apply_op("Log1p", [(x, "x")], name=name or "Log1p")
+
+
+def sin(x, name=None):
+    """Sine."""
+    return apply_op("Sin", [(x, "x")], name=name or "Sin")
+
+
+def cos(x, name=None):
+    """Cosine."""
+    return apply_op("Cos", [(x, "x")], name=name or "Cos")
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent."""
+    return apply_op("Tanh", [(x, "x")], name=name or "Tanh")
+
+
+def sigmoid(x, name=None):
+    """1 / (1 + exp(-x)), computed stably."""
+    return apply_op("Sigmoid", [(x, "x")], name=name or "Sigmoid")
+
+
+def reciprocal(x, name=None):
+    """1 / x."""
+    return apply_op("Reciprocal", [(x, "x")], name=name or "Reciprocal")
+
+
+def floor(x, name=None):
+    """Round down."""
+    return apply_op("Floor", [(x, "x")], name=name or "Floor")
+
+
+def ceil(x, name=None):
+    """Round up."""
+    return apply_op("Ceil", [(x, "x")], name=name or "Ceil")
+
+
+def round(x, name=None):  # noqa: A001
+    """Round half to even."""
+    return apply_op("Round", [(x, "x")], name=name or "Round")
+
+
+def add_n(inputs, name=None):
+    """Sum of a list of same-shaped tensors (op AddN)."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a non-empty list of tensors of the same shape and type.")
+    tensors = [convert_to_tensor(x) for x in inputs]
+    if len(tensors) == 1:
+        from lens.ops.core import identity
+        return identity(tensors[0], name=name)
+    from lens.framework.convert import graph_of
+    g = graph_of(tensors)
+    op = g._create_op("AddN", tensors, [tensors[0].dtype.base_dtype], {"N": len(tensors)},
+                      name or "AddN", frames_skip=3)
+    return op._outputs[0]
+
+
+def _add_n_kernel(*xs):
+    out = np.add(xs[0], xs[1])
+    for x in xs[2:]:
+        out += x
+    return out
+
+
+def _add_n_shape(op):
+    s = op._inputs[0].shape
+    for t in op._inputs[1:]:
+        s = s.merge_with(t.shape)
+    return [s]
+
+
+register_op("AddN", fn=_add_n_kernel, shape=_add_n_shape,
+            grad=lambda op, g: [g] * len(op._inputs))

@@ -1,0 +1,226 @@
+"""tf.train.Example parsing: FixedLenFeature, VarLenFeature, parse_single_example, parse_example."""
+import collections
+
+import numpy as np
+
+from lens.framework import errors
+from lens.framework import dtypes as _dt
+from lens.framework.convert import convert_to_tensor
+from lens.framework.graph import get_default_graph
+from lens.framework.registry import register_op
+from lens.framework.tensor_shape import TensorShape, as_shape
+
+__all__ = ["FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "SparseTensor"]
+
+_KINDS = {"float32": "float_list", "int64": "int64_list", "string": "bytes_list"}
+_KIND_NAMES = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """A feature with exactly prod(shape) values of dtype (float32, int64 or string)."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature with any number of values, parsed into a SparseTensor."""
+
+
+class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
+    """indices (int64 [N, rank]), values ([N]), dense_shape (int64 [rank]); fetched as the same triple."""
+
+    @property
+    def dtype(self):
+        """The dtype of the values."""
+        return self.values.dtype
+
+    @property
+    def graph(self):
+        """The graph of the component tensors."""
+        return self.values.graph
+
+
+def _feature_dtype(feature, key):
+    dt = _dt.as_dtype(feature.dtype)
+    if dt.name not in _KINDS:
+        raise ValueError("Unsupported dtype %s for feature %r: Example features are float32, int64 or "
+                         "string" % (dt.name, key))
+    return dt
+
+
+def _specs(features):
+    """Sorted (key, dtype, shape-or-None, default) for dense, then sparse features, as TF orders them."""
+    if not isinstance(features, dict) or not features:
+        raise ValueError("features must be a non-empty dict of feature key -> FixedLenFeature/VarLenFeature")
+    dense, sparse = [], []
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, FixedLenFeature):
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError("FixedLenFeature %r needs a fully defined shape, got %s" % (key, shape))
+            dense.append((key, _feature_dtype(f, key), shape, f.default_value))
+        elif isinstance(f, VarLenFeature):
+            sparse.append((key, _feature_dtype(f, key)))
+        else:
+            raise ValueError("Unsupported feature type for %r: %r (use FixedLenFeature or VarLenFeature)"
+                             % (key, type(f).__name__))
+    return dense, sparse
+
+
+class _Spec:
+    """The parsed feature specs of one parse op (a Python-only attr: never written to a GraphDef)."""
+
+    def __init__(self, dense, sparse):
+        self.dense, self.sparse = dense, sparse
+
+
+def _default_tensor(key, dtype, shape, default):
+    if default is None:
+        return convert_to_tensor(np.zeros([0], dtype=dtype.as_numpy_dtype), dtype, name="key_%s" % key)
+    arr = np.asarray(default if dtype is not _dt.string else np.array(default, dtype=object))
+    n = shape.num_elements()
+    if arr.size != n and arr.size != 1:
+        raise ValueError("default_value for feature %r has %d values; its shape %s needs %d"
+                         % (key, arr.size, shape, n))
+    return convert_to_tensor(np.broadcast_to(arr, shape.as_list()).copy() if arr.size == 1 else
+                             arr.reshape(shape.as_list()), dtype, name="key_%s" % key)
+
+
+def _values_of(example, key, dtype, where):
+    """The values of feature key in a parsed Example, or None when absent."""
+    fmap = example.features.feature
+    if key not in fmap:
+        return None
+    feat = fmap[key]
+    kind = feat.WhichOneof("kind")
+    want = _KINDS[dtype.name]
+    if kind is None:
+        kind = want  # an empty Feature parses as an empty list of any type
+    if kind != want:
+        raise errors.InvalidArgumentError(None, None, "Name: %s, Feature: %s.  Data types don't match. Data "
+                                          "type: %s but expected type: %s"
+                                          % (where, key, _KIND_NAMES[kind], _KIND_NAMES[want]))
+    vals = getattr(feat, want).value
+    if dtype is _dt.string:
+        return np.array(list(vals), dtype=object)
+    return np.asarray(vals, dtype=dtype.as_numpy_dtype)
+
+
+def _parse(serialized, dense, sparse, defaults):
+    """Parse a vector of serialized Examples into dense arrays and sparse triples."""
+    from lens.proto.example_pb2 import Example
+    from google.protobuf.message import DecodeError
+    batch = len(serialized)
+    examples = []
+    for i, s in enumerate(serialized):
+        try:
+            examples.append(Example.FromString(bytes(s)))
+        except (DecodeError, TypeError) as e:
+            raise errors.InvalidArgumentError(None, None, "Could not parse example input, value %d: %r "
+                                              "(%s); feed serialized tf.train.Example protos"
+                                              % (i, bytes(s)[:40], e)) from None
+    dense_out = []
+    for (key, dtype, shape, _), default in zip(dense, defaults):
+        n = shape.num_elements()
+        out = np.empty([batch] + shape.as_list(), dtype=dtype.as_numpy_dtype)
+        for i, ex in enumerate(examples):
+            vals = _values_of(ex, key, dtype, "example %d" % i)
+            if vals is None:
+                if np.size(default) == 0 and n != 0:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Name: example %d, Feature: %s (data type: %s) is required but could "
+                        "not be found; give FixedLenFeature a default_value to make it optional"
+                        % (i, key, _KIND_NAMES[_KINDS[dtype.name]]))
+                out[i] = default
+            elif vals.size != n:
+                raise errors.InvalidArgumentError(
+                    None, None, "Name: example %d, Key: %s, Index: 0.  Number of %s values != expected.  "
+                    "Values size: %d but output shape: %s" % (i, key, _KIND_NAMES[_KINDS[dtype.name]],
+                                                              vals.size, shape.as_list()))
+            else:
+                out[i] = vals.reshape(shape.as_list())
+        dense_out.append(out)
+    sparse_out = []
+    for key, dtype in sparse:
+        per = [_values_of(ex, key, dtype, "example %d" % i) for i, ex in enumerate(examples)]
+        per = [np.zeros([0], dtype=dtype.as_numpy_dtype) if v is None else v for v in per]
+        lengths = np.array([v.size for v in per], dtype=np.int64)
+        rows = np.repeat(np.arange(batch, dtype=np.int64), lengths)
+        cols = np.arange(lengths.sum(), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        values = np.concatenate(per) if per else np.zeros([0], dtype=dtype.as_numpy_dtype)
+        sparse_out.append((np.stack([rows, cols], axis=1),
+                           values.astype(dtype.as_numpy_dtype) if dtype is not _dt.string else values,
+                           np.array([batch, lengths.max() if batch else 0], dtype=np.int64)))
+    return dense_out, sparse_out
+
+
+def _parse_make(op, ctx):
+    dense, sparse = op._attrs["_spec"].dense, op._attrs["_spec"].sparse
+    single = op.type == "ParseSingleExample"
+
+    def run(serialized, *defaults):
+        arr = np.asarray(serialized, dtype=object)
+        if single and arr.ndim != 0:
+            raise errors.InvalidArgumentError(None, None, "parse_single_example needs a scalar string, got "
+                                              "shape %s; use parse_example for a batch" % list(arr.shape))
+        if not single and arr.ndim != 1:
+            raise errors.InvalidArgumentError(None, None, "parse_example needs a vector of strings, got "
+                                              "shape %s" % list(arr.shape))
+        dense_out, sparse_out = _parse(arr.reshape(-1), dense, sparse, defaults)
+        if single:
+            dense_out = [d[0] for d in dense_out]
+            sparse_out = [(ind[:, 1:], val, shp[1:]) for ind, val, shp in sparse_out]
+        outs = [s[0] for s in sparse_out] + [s[1] for s in sparse_out] + [s[2] for s in sparse_out] + dense_out
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    return run
+
+
+def _parse_shapes(op):
+    dense, sparse = op._attrs["_spec"].dense, op._attrs["_spec"].sparse
+    batch = [] if op.type == "ParseSingleExample" else [op._inputs[0].shape.as_list()[0]
+                                                        if op._inputs[0].shape.ndims == 1 else None]
+    rank = len(batch) + 1
+    return ([TensorShape([None, rank])] * len(sparse) + [TensorShape([None])] * len(sparse)
+            + [TensorShape([rank])] * len(sparse) + [TensorShape(batch + s.as_list()) for _, _, s, _ in dense])
+
+
+register_op("ParseExample", make=_parse_make, shape=_parse_shapes, not_differentiable=True)
+register_op("ParseSingleExample", make=_parse_make, shape=_parse_shapes, not_differentiable=True)
+
+
+def _build(op_type, serialized, features, name):
+    dense, sparse = _specs(features)
+    g = get_default_graph()
+    with g.name_scope(name or op_type) as scope:
+        ser = convert_to_tensor(serialized, _dt.string, name="serialized")
+        want_rank = 0 if op_type == "ParseSingleExample" else 1
+        if ser.shape.ndims is not None and ser.shape.ndims != want_rank:
+            raise ValueError("%s needs a %s string tensor, got shape %s"
+                             % ("parse_single_example" if want_rank == 0 else "parse_example",
+                                "scalar" if want_rank == 0 else "vector (batch) of", ser.shape))
+        defaults = [_default_tensor(k, dt, s, d) for k, dt, s, d in dense]
+        attrs = {"_spec": _Spec(dense, sparse), "dense_keys": [k for k, *_ in dense],
+                 "sparse_keys": [k for k, _ in sparse], "Tdense": [d[1] for d in dense],
+                 "sparse_types": [dt for _, dt in sparse], "dense_shapes": [d[2] for d in dense]}
+        out_types = [_dt.int64] * len(sparse) + [dt for _, dt in sparse] + [_dt.int64] * len(sparse) + \
+            [dt for _, dt, _, _ in dense]
+        op = g._create_op(op_type, [ser] + defaults, out_types, attrs, scope, frames_skip=4)
+    outs, ns = op._outputs, len(sparse)
+    result = {}
+    for j, (key, _) in enumerate(sparse):
+        result[key] = SparseTensor(outs[j], outs[ns + j], outs[2 * ns + j])
+    for j, (key, *_) in enumerate(dense):
+        result[key] = outs[3 * ns + j]
+    return result
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """Parse one serialized tf.train.Example (scalar string) into a dict of tensors."""
+    return _build("ParseSingleExample", serialized, features, name)
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """Parse a batch (vector) of serialized tf.train.Examples; dense features gain a batch dimension."""
+    return _build("ParseExample", serialized, features, name)

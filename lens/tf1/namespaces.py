@@ -1,0 +1,173 @@
+"""TF1's sub-namespaces (tf.nn, tf.train, tf.summary, tf.compat.v1, ...) resolved lazily."""
+import importlib
+import types
+
+# Library packages named like TF1 namespaces: imported before the namespaces below are bound to
+# lens.<name>, because a package's first import rebinds its parent's attribute to the package.
+import lens.client  # noqa: F401
+import lens.data  # noqa: F401
+import lens.layers  # noqa: F401
+import lens.losses  # noqa: F401
+import lens.metrics  # noqa: F401
+
+
+class LazyNamespace(types.ModuleType):
+    """A module whose attributes come from a list of source modules, imported on first use."""
+
+    def __init__(self, name, sources, extra=None):
+        super().__init__(name)
+        self._sources = sources
+        self._extra = extra or {}
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if attr in self._extra:
+            value = self._extra[attr]
+            if isinstance(value, str):
+                value = _resolve(value)
+            setattr(self, attr, value)
+            return value
+        for src in self._sources:
+            try:
+                mod = importlib.import_module(src)
+            except ModuleNotFoundError as e:
+                if e.name != src:
+                    raise
+                continue
+            if attr in getattr(mod, "__all__", ()) or (not attr.startswith("_") and hasattr(mod, attr)
+                                                         and not isinstance(getattr(mod, attr), types.ModuleType)):
+                value = getattr(mod, attr)
+                setattr(self, attr, value)
+                return value
+        raise AttributeError("module 'lens.%s' has no attribute %r (not implemented in lens yet, "
+                             "or not a TF1 name)" % (self.__name__, attr))
+
+    def __dir__(self):
+        names = set(self._extra)
+        for src in self._sources:
+            try:
+                mod = importlib.import_module(src)
+            except ModuleNotFoundError:
+                continue
+            names.update(getattr(mod, "__all__", [n for n in dir(mod) if not n.startswith("_")]))
+        return sorted(names)
+
+
+def _resolve(path):
+    mod, _, attr = path.rpartition(".")
+    parent = importlib.import_module(mod)
+    if not hasattr(parent, attr):
+        # The path names a submodule that nobody imported yet (e.g. tf.contrib.layers).
+        return importlib.import_module(path)
+    return getattr(parent, attr)
+
+
+nn = LazyNamespace("nn", ["lens.ops.nn", "lens.ops.conv", "lens.ops.pool",
+                          "lens.ops.nn_extra", "lens.rnn.nn_rnn"], {
+    "sigmoid": "lens.ops.math.sigmoid", "tanh": "lens.ops.math.tanh",
+    "rnn_cell": "lens.rnn.rnn_cell"})
+train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver",
+                                "lens.training.monitored", "lens.training.hooks",
+                                "lens.training.hooks_checkpoint",
+                                "lens.training.decay", "lens.training.ema"], {
+    "Optimizer": "lens.training.optimizer.Optimizer",
+    "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",
+    "get_global_step": "lens.training.training_util.get_global_step",
+    "create_global_step": "lens.training.training_util.create_global_step",
+    "get_or_create_global_step": "lens.training.training_util.get_or_create_global_step",
+    "global_step": "lens.training.training_util.global_step",
+    "summary_iterator": "lens.events.summary_builders.summary_iterator",
+    "SummarySaverHook": "lens.training.summary_hook.SummarySaverHook",
+    "Example": "lens.proto.example_pb2.Example", "Features": "lens.proto.feature_pb2.Features",
+    "Feature": "lens.proto.feature_pb2.Feature", "BytesList": "lens.proto.feature_pb2.BytesList",
+    "FloatList": "lens.proto.feature_pb2.FloatList", "Int64List": "lens.proto.feature_pb2.Int64List",
+})
+summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
+    "FileWriter": "lens.events.writer.FileWriter",
+    "FileWriterCache": "lens.events.writer.FileWriterCache",
+    "Summary": "lens.proto.summary_pb2.Summary",
+    "SummaryDescription": "lens.proto.summary_pb2.SummaryDescription",
+    "summary_iterator": "lens.events.summary_builders.summary_iterator",
+})
+math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.ops.logic",
+                              "lens.ops.reduce"], {
+    "divide": "lens.ops.math.divide",
+    "confusion_matrix": "lens.ops.scatter_ops.confusion_matrix",
+    **{n: "lens.ops.special_ops." + n for n in ("lgamma", "digamma", "polygamma")},
+    **{n: "lens.ops.scan_ops." + n
+       for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
+                 "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
+# tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
+# tf.strings: TF1.15's names (tf.strings.split returns a RaggedTensor there: left out).
+strings = LazyNamespace("strings", [], {
+    "join": "lens.ops.string_ops.string_join", "to_number": "lens.ops.string_ops.string_to_number",
+    **{n: "lens.ops.string_ops." + n for n in ("reduce_join", "substr", "regex_replace", "strip",
+                                                       "length")}})
+# tf.image: TF1's public names only (the gradient ops and AdjustContrastv2 stay internal).
+image = LazyNamespace("image", [], {
+    **{n: "lens.ops.image_ops." + n for n in (
+        "resize_bilinear", "resize_nearest_neighbor", "resize_images", "ResizeMethod")},
+    "resize": "lens.ops.image_ops.resize_images",
+    **{n: "lens.ops.image_composites." + n for n in (
+        "flip_left_right", "flip_up_down", "transpose_image", "per_image_standardization",
+        "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
+        "resize_with_crop_or_pad", "convert_image_dtype", "rgb_to_grayscale", "adjust_brightness",
+        "adjust_contrast")},
+    "transpose": "lens.ops.image_composites.transpose_image"})
+linalg = LazyNamespace("linalg", ["lens.ops.linalg"], {
+    **{n: "lens.ops.linalg_extra." + f for n, f in [
+        ("eye", "eye"), ("matrix_transpose", "matrix_transpose"), ("transpose", "matrix_transpose"),
+        ("trace", "trace"), ("band_part", "matrix_band_part"), ("diag", "matrix_diag"),
+        ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("tensordot", "tensordot"),
+        ("inv", "matrix_inverse"), ("det", "matrix_determinant"), ("cholesky", "cholesky")]},
+    "einsum": "lens.ops.linalg_einsum.einsum",
+    "qr": "lens.ops.special_ops.qr", "svd": "lens.ops.special_ops.svd"})
+random = LazyNamespace("random", ["lens.ops.random"])
+layers = LazyNamespace("layers", ["lens.layers"])
+losses = LazyNamespace("losses", ["lens.losses"])
+metrics = LazyNamespace("metrics", ["lens.metrics"])
+data = LazyNamespace("data", ["lens.data"])
+python_io = LazyNamespace("python_io", ["lens.events.tfrecord"])
+io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing"], {
+    "decode_csv": "lens.ops.string_csv.decode_csv",
+    "decode_raw": "lens.ops.string_ops.decode_raw"})
+debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
+saved_model = LazyNamespace("saved_model", [])
+client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
+contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib",
+                                        "rnn": "lens.rnn.rnn_cell"})
+logging = LazyNamespace("logging", [], {"set_verbosity": "lens.tf1.namespaces._noop",
+                                        "INFO": "logging.INFO", "WARN": "logging.WARN",
+                                        "ERROR": "logging.ERROR", "DEBUG": "logging.DEBUG"})
+app = LazyNamespace("app", [])
+flags = LazyNamespace("flags", [])
+
+
+def _noop(*args, **kwargs):
+    """Accept and ignore (TF1 logging verbosity)."""
+
+
+_PROTO_NAMES = {
+    "Summary": "lens.proto.summary_pb2.Summary", "Event": "lens.proto.event_pb2.Event",
+    "SessionLog": "lens.proto.event_pb2.SessionLog", "HistogramProto": "lens.proto.histogram_pb2.HistogramProto",
+    "GraphDef": "lens.proto.graph_pb2.GraphDef", "NodeDef": "lens.proto.node_def_pb2.NodeDef",
+    "RunOptions": "lens.proto.config_pb2.RunOptions", "RunMetadata": "lens.proto.config_pb2.RunMetadata",
+    "ConfigProto": "lens.proto.config_pb2.ConfigProto", "GPUOptions": "lens.proto.config_pb2.GPUOptions",
+    "OptimizerOptions": "lens.proto.config_pb2.OptimizerOptions",
+    "GraphOptions": "lens.proto.config_pb2.GraphOptions",
+}
+
+
+def __getattr__(name):
+    if name in _PROTO_NAMES:
+        try:
+            return _resolve(_PROTO_NAMES[name])
+        except (ImportError, AttributeError):
+            pass
+    if name == "compat":
+        import lens
+        compat = types.ModuleType("compat")
+        compat.v1 = lens
+        return compat
+    raise AttributeError(name)

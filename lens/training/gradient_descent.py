@@ -1,0 +1,48 @@
+"""GradientDescentOptimizer and its ApplyGradientDescent op (an in-place update, as TF1)."""
+import numpy as np
+
+from lens.framework.convert import apply_op, convert_to_tensor
+from lens.framework.registry import register_op
+from lens.training.optimizer import Optimizer, cast_like
+
+
+def _make_apply_gd(op, ctx):
+    name = op._inputs[0].op.name
+    store = ctx.variables
+
+    def apply(alpha, delta):
+        var = store[name]
+        var.flags.writeable = True
+        # var -= alpha * delta, without a temporary the size of var when alpha is scalar
+        np.subtract(var, np.multiply(delta, alpha, dtype=var.dtype), out=var, casting="unsafe")
+        var.flags.writeable = False
+        return var
+    return apply
+
+
+register_op("ApplyGradientDescent", make=_make_apply_gd, handle_inputs=(0,), not_differentiable=True,
+            stateful=True, shape=lambda op: [op._inputs[0].shape])
+
+
+def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
+    """var -= alpha * delta, in place; returns var."""
+    return apply_op("ApplyGradientDescent", [(var, "var"), (alpha, "alpha"), (delta, "delta")],
+                    {"use_locking": use_locking, "T": var.dtype.base_dtype}, name=name or "ApplyGradientDescent",
+                    dtypes=[var.dtype], same_dtype=False)
+
+
+class GradientDescentOptimizer(Optimizer):
+    """Plain SGD: var -= learning_rate * grad."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._learning_rate_tensor = None
+
+    def _prepare(self):
+        lr = self._call_if_callable(self._learning_rate)
+        self._learning_rate_tensor = convert_to_tensor(lr, name="learning_rate")
+
+    def _apply_dense(self, grad, var):
+        return apply_gradient_descent(var._ref(), cast_like(self._learning_rate_tensor, var), grad,
+                                      use_locking=self._use_locking).op
