@@ -17,7 +17,7 @@ from lens.framework.registry import NoGradient, NotDifferentiable, RegisterGradi
 from lens.framework.convert import constant, convert_to_tensor, register_tensor_conversion_function
 from lens.client.session import InteractiveSession, Session, get_default_session
 from lens.ops.gradients import gradients, hessians
-from lens.framework.graph_io import import_graph_def
+from lens.framework.importer import import_graph_def
 from lens.ops.core import (Print, group, identity, identity_n, no_op, placeholder,
                                   placeholder_with_default, print_v2 as print, py_func, stop_gradient,  # noqa: A004
                                   tuple_ as tuple)  # noqa: A004

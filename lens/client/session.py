@@ -6,6 +6,7 @@ import numpy as np
 
 from lens.framework import errors
 from lens.framework.graph import Graph, Operation, Tensor, get_default_graph
+from lens.client.fetches import fetch_key as _fetch_key
 from lens.client.plan import VariableStore, compile_plan, translate_error
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
 
@@ -55,21 +56,6 @@ class _Context:
     def translate_error(exc, plan):
         """The TF error naming the op of plan that raised exc, or None."""
         return translate_error(exc, plan)
-
-
-def _fetch_key(f):
-    t = type(f)
-    if t is Tensor or t is Operation or t is str:
-        return f
-    if t is list or t is tuple:
-        return (t, tuple(_fetch_key(x) for x in f))
-    if isinstance(f, dict):
-        return (t, tuple((k, _fetch_key(v)) for k, v in f.items()))
-    if isinstance(f, tuple):
-        return (t, tuple(_fetch_key(x) for x in f))
-    if f is None:
-        raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
-    return f
 
 
 class _FetchMapper:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from lens.client import stats_wire as w
-from lens.client.session import _fetch_key
+from lens.client.fetches import fetch_key
 
 DEFAULT_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 ALLOCATOR = "cpu"
@@ -172,7 +172,7 @@ def traced_run(sess, fetches, feed_dict, options, run_metadata):
     """Run once with every op timed; fill run_metadata (one DeviceStepStats per device)."""
     if sess._closed:
         raise RuntimeError("Attempted to use a closed Session.")
-    key = (_fetch_key(fetches), tuple(feed_dict) if feed_dict else (), "trace")
+    key = (fetch_key(fetches), tuple(feed_dict) if feed_dict else (), "trace")
     compiled = sess._runs.get(key)
     if compiled is None:
         compiled = sess._compile(fetches, feed_dict, None, trace=True)

@@ -1,5 +1,4 @@
 """tf.data.Dataset: graph-building API; every transformation adds one dataset op, as in TF1."""
-import numbers
 
 import numpy as np
 
@@ -9,29 +8,10 @@ from lens.data import structure as nest
 from lens.data.functions import TracedFunction
 from lens.data.iterator import Iterator, _attrs
 from lens.data.ops import RESOURCE, VARIANT
+from lens.data.padding import padded_batch_inputs
+from lens.data.static_args import _int64, _static_bool, _static_int
 from lens.framework.graph import Tensor, get_default_graph
 from lens.framework.tensor_shape import TensorShape
-
-
-def _int64(value, name):
-    return convert_to_tensor(value, dtype=_dt.int64, name=name)
-
-
-def _static_int(value):
-    """value as a Python int when known at graph-build time, else None."""
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, Tensor) and value.op.type == "Const":
-        return int(value.op.get_attr("value"))
-    return None
-
-
-def _static_bool(value):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, Tensor) and value.op.type == "Const":
-        return bool(value.op.get_attr("value"))
-    return None
 
 
 def _compatible_shape(a, b):
@@ -184,7 +164,6 @@ class Dataset:
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
         """Batches whose components are padded to padded_shapes (None/-1: the longest in the batch)."""
-        from lens.data.padding import padded_batch_inputs
         ins, shapes = padded_batch_inputs(self, batch_size, padded_shapes, padding_values, drop_remainder)
         return self._chain("PaddedBatchDatasetV2", ins, shapes=shapes,
                            attrs={"_n_components": len(nest.flatten(self._types))})

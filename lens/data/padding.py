@@ -4,6 +4,7 @@ import numpy as np
 from lens.framework import dtypes as _dt
 from lens.framework.convert import convert_to_tensor
 from lens.data import structure as nest
+from lens.data.static_args import _int64, _static_bool, _static_int
 from lens.framework.graph import Tensor
 from lens.framework.tensor_shape import TensorShape, as_shape
 
@@ -37,7 +38,6 @@ def _padded_shape(spec, component_shape, k):
 
 def padded_batch_inputs(ds, batch_size, padded_shapes, padding_values, drop_remainder):
     """The op's parameter tensors and its output shapes."""
-    from lens.data.dataset import _int64, _static_bool, _static_int
     types, shapes = ds.output_types, ds.output_shapes
     flat_t, flat_s = nest.flatten(types), nest.flatten(shapes)
     specs = [None] * len(flat_t) if padded_shapes is None else nest._flatten_up_to(types, padded_shapes)

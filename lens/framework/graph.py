@@ -6,6 +6,7 @@ import sys
 import threading
 
 from lens.framework import registry
+from lens.framework.graph_io import graph_to_graph_def, op_to_node_def
 from lens.framework.default_session import (_clear_default_session_stack, _eval_using_default_session,
                                               _run_using_default_session)
 from lens.framework.tensor_shape import as_shape, unknown_shape
@@ -170,7 +171,6 @@ class Operation:
     @property
     def node_def(self):
         """A NodeDef protobuf describing this op."""
-        from lens.framework.graph_io import op_to_node_def
         return op_to_node_def(self)
 
     @property
@@ -558,7 +558,6 @@ class Graph:
     # ---------------------------------------------------------------- serialization
     def as_graph_def(self, from_version=None, add_shapes=False):
         """A GraphDef protobuf of this graph."""
-        from lens.framework.graph_io import graph_to_graph_def
         return graph_to_graph_def(self, from_version, add_shapes)
 
     @property
