@@ -6,15 +6,21 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "math_special", "scan_ops", "linalg_extra", "linalg_einsum", "array_extra", "scatter_ops", "image_ops",
             "image_composites", "special_ops", "string_ops", "string_csv"]
 
+# Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
+# definitions register no gradient for these types, so they must be imported for every op to have one.
+GRADIENTS = ["array_grad", "logic_grad", "math_grad", "slicing_grad"]
+
 
 def load_all():
-    """Import each op family module that exists."""
+    """Import each op family module that exists, then the gradient modules."""
     for fam in FAMILIES:
         try:
             importlib.import_module("lens.ops." + fam)
         except ModuleNotFoundError as e:
             if e.name != "lens.ops." + fam:
                 raise
+    for mod in GRADIENTS:
+        importlib.import_module("lens.ops." + mod)
 
 
 load_all()

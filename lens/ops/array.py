@@ -1,12 +1,18 @@
-"""Shape-manipulating ops: shape, reshape, fill, cast, broadcast, concat, stack, tile, transpose."""
+"""Shape-manipulating ops: shape, reshape, fill, broadcast, concat, stack, tile, transpose, pad (cast is in math)."""
 import numpy as np
 
 from lens.framework import dtypes as _dt
 from lens.framework.convert import apply_op, constant, convert_to_tensor, graph_of, register_tensor_conversion_function
 from lens.framework.graph import Tensor, name_scope
-from lens.ops.shapes import broadcast_shapes, const_value
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from lens.ops.core import identity
+from lens.ops.logic import equal
+# cast lives in math (truediv and range need it); importing it here keeps lens.ops.array.cast working.
+from lens.ops.math import add_v2, cast, floormod, multiply, subtract
+from lens.ops.sequence import range as _range
+from lens.ops.shapes import broadcast_shapes, const_value
+from lens.ops.slicing import slice as _slice
 
 
 def _out_type(op):
@@ -102,13 +108,8 @@ def _fill_shape(op):
     return [TensorShape([int(d) for d in np.ravel(dims)])]
 
 
-register_op("Fill", fn=lambda dims, value: np.full(tuple(dims), value), shape=_fill_shape,
-            grad=lambda op, g: [None, _sum_all(g)])
-
-
-def _sum_all(g):
-    from lens.ops.reduce import reduce_sum
-    return reduce_sum(g)
+# The Fill, BroadcastTo, Transpose and Tile gradients need reduce ops (above array): see array_grad.py.
+register_op("Fill", fn=lambda dims, value: np.full(tuple(dims), value), shape=_fill_shape)
 
 
 def fill(dims, value, name=None):
@@ -178,35 +179,7 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         return apply_op("OnesLike", [(x, "x")], name=scope)
 
 
-# ------------------------------------------------------------------ Cast
-def _cast_make(op, ctx):
-    dst = op._attrs["DstT"].as_numpy_dtype
-    if dst is np.object_:
-        return lambda x: np.asarray(x).astype(str).astype(object)
-    return lambda x: np.asarray(x).astype(dst)
-
-
-def _cast_grad(op, grad):
-    src = op._attrs["SrcT"]
-    if (src.is_floating or src.is_complex) and (op._attrs["DstT"].is_floating or op._attrs["DstT"].is_complex):
-        return [cast(grad, src)]
-    return [None]
-
-
-register_op("Cast", make=_cast_make, shape=lambda op: [op._inputs[0].shape], grad=_cast_grad)
-
-
-def cast(x, dtype, name=None):
-    """x converted elementwise to dtype."""
-    dtype = _dt.as_dtype(dtype).base_dtype
-    with name_scope(name, "Cast", [x]) as scope:
-        x = convert_to_tensor(x, name="x")
-        if x.dtype.base_dtype is dtype:
-            return x
-        return apply_op("Cast", [(x, "x")], {"SrcT": x.dtype.base_dtype, "DstT": dtype, "Truncate": False},
-                        name=scope, dtypes=[dtype])
-
-
+# ------------------------------------------------------------------ Cast shorthands
 def to_float(x, name="ToFloat"):
     """cast(x, float32)."""
     return cast(x, _dt.float32, name=name)
@@ -256,16 +229,7 @@ def _broadcast_to_shape(op):
     return [target]
 
 
-def _broadcast_to_grad(op, grad):
-    from lens.ops.reduce import reduce_sum
-    x = op._inputs[0]
-    sx = shape(x)
-    rx, _ = broadcast_gradient_args(sx, op._inputs[1])
-    return [reshape(reduce_sum(grad, rx), sx), None]
-
-
-register_op("BroadcastTo", fn=lambda x, s: np.broadcast_to(x, tuple(s)), shape=_broadcast_to_shape,
-            grad=_broadcast_to_grad)
+register_op("BroadcastTo", fn=lambda x, s: np.broadcast_to(x, tuple(s)), shape=_broadcast_to_shape)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002,F811
@@ -353,12 +317,7 @@ def _transpose_shape(op):
     return [TensorShape([dims[int(p)] for p in perm])]
 
 
-def _transpose_grad(op, grad):
-    from lens.ops.reduce import invert_permutation
-    return [transpose(grad, invert_permutation(op._inputs[1])), None]
-
-
-register_op("Transpose", fn=lambda x, p: np.transpose(x, p), shape=_transpose_shape, grad=_transpose_grad)
+register_op("Transpose", fn=lambda x, p: np.transpose(x, p), shape=_transpose_shape)
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
@@ -369,11 +328,18 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
             if x.shape.ndims is not None:
                 perm = list(range(x.shape.ndims - 1, -1, -1))
             else:
-                from lens.ops.reduce import _reverse_range
                 perm = _reverse_range(x)
         p = convert_to_tensor(perm, dtype=_dt.int32, name="perm") if not isinstance(perm, Tensor) else perm
         return apply_op("Transpose", [(x, "x"), (p, "perm")], name=scope, dtypes=[x.dtype.base_dtype],
                         same_dtype=False)
+
+
+def _reverse_range(x, ascending=False):
+    """The axes of x as a run-time vector, last first (or first first), for an unknown rank."""
+    r = rank(x)
+    if ascending:
+        return _range(0, r)
+    return _range(subtract(r, 1), -1, -1)
 
 
 def _tile_shape(op):
@@ -384,21 +350,7 @@ def _tile_shape(op):
     return [TensorShape([None if d is None else d * int(k) for d, k in zip(s.as_list(), m)])]
 
 
-def _tile_grad(op, grad):
-    from lens.ops.reduce import reduce_sum
-    x, multiples = op._inputs
-    sx = shape(x)
-    split_shape = reshape(transpose(stack([multiples, sx])), [-1])
-    axes = _range_op(0, size(split_shape), 2)
-    return [reduce_sum(reshape(grad, split_shape), axes), None]
-
-
-def _range_op(start, limit, delta):
-    from lens.ops.sequence import range as _range
-    return _range(start, limit, delta)
-
-
-register_op("Tile", fn=lambda x, m: np.tile(x, tuple(m)), shape=_tile_shape, grad=_tile_grad)
+register_op("Tile", fn=lambda x, m: np.tile(x, tuple(m)), shape=_tile_shape)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -513,27 +465,22 @@ def _concat_shape(op):
 def _concat_grad(op, grad):
     ins = op._inputs[:-1]
     axis = op._inputs[-1]
-    from lens.ops.slicing import slice as _slice
     sizes = [shape(t) for t in ins]
     out = []
     offset = None
     rank_ = rank(grad)
     for s in sizes:
-        from lens.ops.math import floormod
         ax = floormod(axis, rank_)
         if offset is None:
             offset = zeros_like(s)
         out.append(_slice(grad, offset, s))
         mask = cast_onehot(ax, size(s))
-        from lens.ops.math import add_v2, multiply
         offset = add_v2(offset, multiply(mask, s))
     return out + [None]
 
 
 def cast_onehot(index, depth):
     """Int32 one-hot vector of length depth with a 1 at index (for concat's gradient)."""
-    from lens.ops.logic import equal
-    from lens.ops.sequence import range as _range
     return cast(equal(_range(0, depth), index), _dt.int32)
 
 
@@ -547,7 +494,6 @@ def concat(values, axis, name="concat"):
         values = [values]
     with name_scope(name, "concat", values) as scope:
         if len(values) == 1:
-            from lens.ops.core import identity
             return identity(values[0], name=scope)
         xs = [convert_to_tensor(v) for v in values]
         base = xs[0].dtype.base_dtype
@@ -579,7 +525,6 @@ def _pad_shape(op):
 
 
 def _pad_grad(op, grad):
-    from lens.ops.slicing import slice as _slice
     x, paddings = op._inputs[0], op._inputs[1]
     before = reshape(_slice(paddings, [0, 0], stack([rank(x), 1])), [-1])
     grads = [_slice(grad, before, shape(x)), None]

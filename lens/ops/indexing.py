@@ -7,9 +7,15 @@ from lens.framework import errors
 from lens.framework import dtypes as _dt
 from lens.framework.convert import apply_op, constant, convert_to_tensor, graph_of
 from lens.framework.graph import Tensor, name_scope
-from lens.ops.shapes import const_value
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
+from lens.ops import array as A
+from lens.ops.logic import greater_equal, less, where
+from lens.ops.math import maximum, minimum, multiply
+from lens.ops.reduce import reduce_max, reduce_prod
+from lens.ops.sequence import range as _range
+from lens.ops.shapes import const_value
+from lens.ops.slicing import slice as _slice
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 _INDEX_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
@@ -143,9 +149,8 @@ def _ss_make(op, ctx):
 
 
 def _ss_grad(op, grad):
-    from lens.ops.array import shape
     x, b, e, s = op._inputs
-    return [strided_slice_grad(shape(x, out_type=b.dtype.base_dtype), b, e, s, grad, **_masks_of(op)),
+    return [strided_slice_grad(A.shape(x, out_type=b.dtype.base_dtype), b, e, s, grad, **_masks_of(op)),
             None, None, None]
 
 
@@ -193,8 +198,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         b = _index_tensor(begin, _dt.int32, "begin")
         e = _index_tensor(end, b.dtype.base_dtype, "end")
         if strides is None:
-            from lens.ops.array import ones_like
-            strides = ones_like(b)
+            strides = A.ones_like(b)
         s = _index_tensor(strides, b.dtype.base_dtype, "strides")
         attrs = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
                  "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask,
@@ -230,9 +234,8 @@ def _pack_indices(values, name):
     """One int vector from ints and scalar tensors: a Const when all are ints, else a Pack."""
     if all(not isinstance(v, Tensor) for v in values):
         return constant([int(v) for v in values], dtype=_dt.int32, name=name)
-    from lens.ops.array import stack
     dtype = next(v.dtype.base_dtype for v in values if isinstance(v, Tensor))
-    return stack([v if isinstance(v, Tensor) else convert_to_tensor(int(v), dtype=dtype) for v in values],
+    return A.stack([v if isinstance(v, Tensor) else convert_to_tensor(int(v), dtype=dtype) for v in values],
                  name=name)
 
 
@@ -312,8 +315,6 @@ def _gather_shape(op):
 
 
 def _gather_grad(op, grad):
-    from lens.ops import array as A
-    from lens.ops.slicing import slice as _slice
     params, indices, axis = op._inputs
     a, pr, ir = const_value(axis), params.shape.ndims, indices.shape.ndims
     if a is None or pr is None or ir is None:
@@ -378,9 +379,6 @@ def _uss_shape(op):
 
 
 def _uss_grad(op, grad):
-    from lens.ops import array as A
-    from lens.ops.logic import greater_equal
-    from lens.ops.math import maximum, multiply
     data, ids = op._inputs[0], op._inputs[1]
     gathered = gather(grad, maximum(ids, convert_to_tensor(0, dtype=ids.dtype.base_dtype)))
     if data.shape.ndims is None or ids.shape.ndims is None:
@@ -440,9 +438,8 @@ def _gather_nd_shape(op):
 
 
 def _gather_nd_grad(op, grad):
-    from lens.ops.array import shape
     params, indices = op._inputs
-    return [scatter_nd(indices, grad, shape(params, out_type=indices.dtype.base_dtype)), None]
+    return [scatter_nd(indices, grad, A.shape(params, out_type=indices.dtype.base_dtype)), None]
 
 
 register_op("GatherNd", make=_gather_nd_make, shape=_gather_nd_shape, grad=_gather_nd_grad)
@@ -568,8 +565,7 @@ def _split_shape(op):
 
 
 def _split_grad(op, *grads):
-    from lens.ops.array import concat
-    return [None, concat(list(grads), op._inputs[0])]
+    return [None, A.concat(list(grads), op._inputs[0])]
 
 
 register_op("Split", make=_split_make, shape=_split_shape, grad=_split_grad)
@@ -622,8 +618,7 @@ def _splitv_shape(op):
 
 
 def _splitv_grad(op, *grads):
-    from lens.ops.array import concat
-    return [concat(list(grads), op._inputs[2]), None, None]
+    return [A.concat(list(grads), op._inputs[2]), None, None]
 
 
 register_op("SplitV", make=_splitv_make, shape=_splitv_shape, grad=_splitv_grad)
@@ -687,10 +682,6 @@ reverse_v2 = reverse
 # ------------------------------------------------------------------ compositions (no new op types)
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
     """mask[i, j] = j < lengths[i] (TF1's composition: Range, ExpandDims, Less)."""
-    from lens.ops import array as A
-    from lens.ops.logic import less
-    from lens.ops.reduce import reduce_max
-    from lens.ops.sequence import range as _range
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
@@ -710,9 +701,6 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The entries of tensor where mask is true (mask covers dims axis..axis+mask.ndim)."""
-    from lens.ops import array as A
-    from lens.ops.logic import where
-    from lens.ops.reduce import reduce_prod
     with name_scope(name, "boolean_mask", [tensor, mask]):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, name="mask")
@@ -740,7 +728,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """t clipped to [clip_value_min, clip_value_max] (TF1.15's Minimum then Maximum)."""
-    from lens.ops.math import maximum, minimum
     with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
         values = convert_to_tensor(t, name="t")
         t_min = minimum(values, clip_value_max)

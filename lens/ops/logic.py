@@ -103,20 +103,6 @@ def _select_shape(op):
     return [s]
 
 
-def _select_grad(op, grad):
-    from lens.ops.array import zeros_like
-    c = op._inputs[0]
-    zeros = zeros_like(grad)
-    x, y = op._inputs[1], op._inputs[2]
-    if c.shape.ndims == 1 and x.shape.ndims is not None and x.shape.ndims > 1:
-        from lens.ops.array import reshape, shape, concat, broadcast_to, ones_like
-        from lens.ops.slicing import slice as _slice
-        cond = broadcast_to(reshape(c, concat([shape(c), ones_like(_slice(shape(x), [1], [-1]))], 0)), shape(x))
-    else:
-        cond = c
-    return [None, where(cond, grad, zeros), where(cond, zeros, grad)]
-
-
 def _select_kernel(c, x, y):
     c = np.asarray(c)
     x = np.asarray(x)
@@ -125,7 +111,8 @@ def _select_kernel(c, x, y):
     return np.where(c, x, y)
 
 
-register_op("Select", fn=_select_kernel, shape=_select_shape, grad=_select_grad)
+# Select and SelectV2 gradients need array ops (above logic): they live in logic_grad.py.
+register_op("Select", fn=_select_kernel, shape=_select_shape)
 register_op("Where", fn=lambda c: np.argwhere(c).astype(np.int64), not_differentiable=True,
             shape=lambda op: [unknown_shape(2)])
 
@@ -149,22 +136,7 @@ def _where_v2_kernel(c, x, y):
 
 
 register_op("SelectV2", fn=_where_v2_kernel, shape=lambda op: [broadcast_shapes(
-    broadcast_shapes(op._inputs[0].shape, op._inputs[1].shape), op._inputs[2].shape)],
-    grad=lambda op, g: _where_v2_grad(op, g))
-
-
-def _where_v2_grad(op, grad):
-    from lens.ops.array import zeros_like
-    from lens.ops.math import reduce_to
-    c, x, y = op._inputs
-    zeros = zeros_like(grad)
-    gx = apply_op("SelectV2", [(c, "condition"), (grad, "t"), (zeros, "e")], name="SelectV2", same_dtype=False,
-                  dtypes=[grad.dtype.base_dtype])
-    gy = apply_op("SelectV2", [(c, "condition"), (zeros, "t"), (grad, "e")], name="SelectV2", same_dtype=False,
-                  dtypes=[grad.dtype.base_dtype])
-    rx, _ = reduce_to((gx, gx), x, op._outputs[0])
-    ry, _ = reduce_to((gy, gy), y, op._outputs[0])
-    return [None, rx, ry]
+    broadcast_shapes(op._inputs[0].shape, op._inputs[1].shape), op._inputs[2].shape)])
 
 
 def where_v2(condition, x=None, y=None, name=None):

@@ -1,11 +1,12 @@
-"""Elementwise math: binary and unary ops with NumPy kernels and broadcasting gradients."""
+"""Elementwise math and cast: binary and unary ops with NumPy kernels (gradients needing array ops: math_grad.py)."""
 import numpy as np
 
 from lens.framework import dtypes as _dt
-from lens.framework.convert import apply_op, convert_to_tensor
+from lens.framework.convert import apply_op, convert_to_tensor, graph_of
 from lens.framework.graph import Tensor, name_scope
-from lens.ops.shapes import broadcast_shapes
 from lens.framework.registry import register_op
+from lens.ops.core import identity
+from lens.ops.shapes import broadcast_shapes
 
 
 def _bcast_shape(op):
@@ -20,127 +21,29 @@ def _bool_bcast_shape(op):
     return _bcast_shape(op)
 
 
-def _static_equal(x, y, grad=None):
-    xs, ys = x.shape, y.shape
-    ok = xs.is_fully_defined() and ys.is_fully_defined() and xs == ys
-    return ok and (grad is None or not isinstance(grad, Tensor) or grad.shape == xs)
-
-
-def reduce_to(grad, x, y):
-    """(grad summed to x's shape, grad summed to y's shape) undoing broadcasting, TF1-style."""
-    from lens.ops import array as A
-    from lens.ops import reduce as R
-    sx = A.shape(x)
-    sy = A.shape(y)
-    rx, ry = A.broadcast_gradient_args(sx, sy)
-    return (A.reshape(R.reduce_sum(grad[0], rx), sx), A.reshape(R.reduce_sum(grad[1], ry), sy))
-
-
-def _binary_grad_pair(op, gx, gy):
-    x, y = op._inputs
-    if _static_equal(x, y):
-        return [gx, gy]
-    outs = reduce_to((gx if gx is not None else gy, gy if gy is not None else gx), x, y)
-    return [outs[0] if gx is not None else None, outs[1] if gy is not None else None]
-
-
-def _add_grad(op, grad):
-    return _binary_grad_pair(op, grad, grad)
-
-
-def _sub_grad(op, grad):
-    return _binary_grad_pair(op, grad, negative(grad))
-
-
-def _mul_grad(op, grad):
-    x, y = op._inputs
-    return _binary_grad_pair(op, multiply(grad, y), multiply(x, grad))
-
-
-def _realdiv_grad(op, grad):
-    x, y = op._inputs
-    return _binary_grad_pair(op, real_div(grad, y), multiply(grad, real_div(real_div(negative(x), y), y)))
-
-
-def _pow_grad(op, grad):
-    x, y = op._inputs
-    z = op._outputs[0]
-    from lens.ops import array as A
-    from lens.ops.logic import greater, where
-    gx = multiply(multiply(grad, y), pow(x, subtract(y, A.ones_like(y))))
-    log_x = where(greater(x, A.zeros_like(x)), log(x), A.zeros_like(x))
-    gy = multiply(multiply(grad, z), log_x)
-    return _binary_grad_pair(op, gx, gy)
-
-
-def _minmax_grad(op, grad, cmp):
-    from lens.ops import array as A
-    from lens.ops.logic import where
-    x, y = op._inputs
-    gshape = op._outputs[0]
-    zeros = A.zeros_like(grad)
-    mask = cmp(x, y)
-    if not _static_equal(x, y):
-        from lens.ops import array as A2
-        mask = A2.broadcast_to(mask, A2.shape(gshape))
-    return _binary_grad_pair(op, where(mask, grad, zeros), where(mask, zeros, grad))
-
-
-def _maximum_grad(op, grad):
-    from lens.ops.logic import greater_equal
-    return _minmax_grad(op, grad, greater_equal)
-
-
-def _minimum_grad(op, grad):
-    from lens.ops.logic import less_equal
-    return _minmax_grad(op, grad, less_equal)
-
-
-def _sqdiff_grad(op, grad):
-    x, y = op._inputs
-    two = convert_to_tensor(2, dtype=grad.dtype.base_dtype)
-    d = multiply(multiply(two, grad), subtract(x, y))
-    return _binary_grad_pair(op, d, negative(d))
-
-
-def _floormod_grad(op, grad):
-    x, y = op._inputs
-    from lens.ops.math import floordiv as _fd
-    return _binary_grad_pair(op, grad, multiply(grad, negative(_fd(x, y))))
-
-
 def _int_div(a, b):
     return np.floor_divide(a, b) if np.asarray(a).dtype.kind in "iu" else np.true_divide(a, b)
 
 
 _BINARY = [
-    # op type, numpy kernel, gradient
-    ("Add", np.add, _add_grad),
-    ("AddV2", np.add, _add_grad),
-    ("Sub", np.subtract, _sub_grad),
-    ("Mul", np.multiply, _mul_grad),
-    ("RealDiv", np.true_divide, _realdiv_grad),
-    ("Div", _int_div, _realdiv_grad),
-    ("DivNoNan", lambda a, b: np.where(b == 0, np.zeros_like(a), np.true_divide(a, np.where(b == 0, 1, b))), None),
-    ("FloorDiv", np.floor_divide, None),
-    ("FloorMod", np.mod, _floormod_grad),
-    ("Pow", np.power, _pow_grad),
-    ("Maximum", np.maximum, _maximum_grad),
-    ("Minimum", np.minimum, _minimum_grad),
-    ("SquaredDifference", lambda a, b: np.square(np.subtract(a, b)), _sqdiff_grad),
+    # op type, numpy kernel; the gradients need array and reduce ops (above math), so math_grad.py has them
+    ("Add", np.add),
+    ("AddV2", np.add),
+    ("Sub", np.subtract),
+    ("Mul", np.multiply),
+    ("RealDiv", np.true_divide),
+    ("Div", _int_div),
+    ("DivNoNan", lambda a, b: np.where(b == 0, np.zeros_like(a), np.true_divide(a, np.where(b == 0, 1, b)))),
+    ("FloorDiv", np.floor_divide),
+    ("FloorMod", np.mod),
+    ("Pow", np.power),
+    ("Maximum", np.maximum),
+    ("Minimum", np.minimum),
+    ("SquaredDifference", lambda a, b: np.square(np.subtract(a, b))),
 ]
 
-for _t, _fn, _g in _BINARY:
-    if _t == "FloorDiv":
-        register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=True)
-    elif _t == "DivNoNan":
-        def _divnonan_grad(op, grad):
-            x, y = op._inputs
-            return _binary_grad_pair(op, div_no_nan(grad, y),
-                                     multiply(grad, div_no_nan(div_no_nan(negative(x), y), y)))
-        register_op(_t, fn=_fn, shape=_bcast_shape, grad=_divnonan_grad)
-    else:
-        register_op(_t, fn=_fn, shape=_bcast_shape, grad=_g)
+for _t, _fn in _BINARY:
+    register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=_t == "FloorDiv")
 
 
 def _binary(op_type, x, y, name, default_name=None):
@@ -177,6 +80,37 @@ def div_no_nan(x, y, name=None):
     return _binary("DivNoNan", x, y, name)
 
 
+# ------------------------------------------------------------------ Cast
+# Cast lives here rather than in array (which re-exports it), as in TF's math_ops: truediv and range need it,
+# and array, which sits above math and sequence, uses them.
+def _cast_make(op, ctx):
+    dst = op._attrs["DstT"].as_numpy_dtype
+    if dst is np.object_:
+        return lambda x: np.asarray(x).astype(str).astype(object)
+    return lambda x: np.asarray(x).astype(dst)
+
+
+def _cast_grad(op, grad):
+    src = op._attrs["SrcT"]
+    if (src.is_floating or src.is_complex) and (op._attrs["DstT"].is_floating or op._attrs["DstT"].is_complex):
+        return [cast(grad, src)]
+    return [None]
+
+
+register_op("Cast", make=_cast_make, shape=lambda op: [op._inputs[0].shape], grad=_cast_grad)
+
+
+def cast(x, dtype, name=None):
+    """x converted elementwise to dtype."""
+    dtype = _dt.as_dtype(dtype).base_dtype
+    with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype is dtype:
+            return x
+        return apply_op("Cast", [(x, "x")], {"SrcT": x.dtype.base_dtype, "DstT": dtype, "Truncate": False},
+                        name=scope, dtypes=[dtype])
+
+
 def _int_to_float(t):
     return {"int8": _dt.float32, "uint8": _dt.float32, "int16": _dt.float32, "uint16": _dt.float32,
             "int32": _dt.float64, "int64": _dt.float64}.get(t.dtype.base_dtype.name)
@@ -189,7 +123,6 @@ def truediv(x, y, name=None):
         y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
         target = _int_to_float(x)
         if target is not None:
-            from lens.ops.array import cast
             x, y = cast(x, target), cast(y, target)
         return apply_op("RealDiv", [(x, "x"), (y, "y")], name=scope)
 
@@ -258,11 +191,6 @@ def _abs_grad(op, g):
     return [multiply(g, sign(op._inputs[0]))]
 
 
-def _sign_grad(op, g):
-    from lens.ops.array import zeros_like
-    return [zeros_like(op._inputs[0])]
-
-
 def _square_grad(op, g):
     x = op._inputs[0]
     return [multiply(g, multiply(x, convert_to_tensor(2, dtype=x.dtype.base_dtype)))]
@@ -314,6 +242,10 @@ def _reciprocal_grad(op, g):
     return [negative(multiply(g, square(y)))]
 
 
+# Marks a unary op whose gradient needs array ops (above math): math_grad.py registers it.
+_IN_MATH_GRAD = object()
+
+
 def _sigmoid(x):
     # Stable for large |x|: exp of a non-positive number only.
     e = np.exp(-np.abs(x))
@@ -331,7 +263,7 @@ def _reciprocal(x):
 _UNARY = [
     ("Neg", "negative", np.negative, _neg_grad),
     ("Abs", "abs", np.abs, _abs_grad),
-    ("Sign", "sign", np.sign, _sign_grad),
+    ("Sign", "sign", np.sign, _IN_MATH_GRAD),
     ("Square", "square", np.square, _square_grad),
     ("Sqrt", "sqrt", np.sqrt, _sqrt_grad),
     ("Rsqrt", "rsqrt", _rsqrt, _rsqrt_grad),
@@ -352,6 +284,8 @@ for _t, _n, _fn, _g in _UNARY:
     _UNARY_TYPES[_n] = _t
     if _g is None:
         register_op(_t, fn=_fn, shape=_same_shape, not_differentiable=True)
+    elif _g is _IN_MATH_GRAD:
+        register_op(_t, fn=_fn, shape=_same_shape)
     else:
         register_op(_t, fn=_fn, shape=_same_shape, grad=_g)
 
@@ -447,9 +381,7 @@ def add_n(inputs, name=None):
         raise ValueError("inputs must be a non-empty list of tensors of the same shape and type.")
     tensors = [convert_to_tensor(x) for x in inputs]
     if len(tensors) == 1:
-        from lens.ops.core import identity
         return identity(tensors[0], name=name)
-    from lens.framework.convert import graph_of
     g = graph_of(tensors)
     op = g._create_op("AddN", tensors, [tensors[0].dtype.base_dtype], {"N": len(tensors)},
                       name or "AddN", frames_skip=3)

@@ -7,6 +7,7 @@ import numpy as np
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.ops import math as M
+from lens.ops.math_grad import binary_grad_pair
 from lens.framework.registry import register_op
 
 
@@ -108,7 +109,7 @@ def _xdivy(x, y):
 def _atan2_grad(op, g):
     y, x = op._inputs
     scale = M.real_div(g, M.add(M.square(x), M.square(y)))
-    return M._binary_grad_pair(op, M.multiply(x, scale), M.multiply(M.negative(y), scale))
+    return binary_grad_pair(op, M.multiply(x, scale), M.multiply(M.negative(y), scale))
 
 
 def _x_nonzero(x, value):
@@ -121,14 +122,14 @@ def _x_nonzero(x, value):
 
 def _xlogy_grad(op, g):
     x, y = op._inputs
-    return M._binary_grad_pair(op, _x_nonzero(x, M.multiply(g, M.log(y))),
-                               _x_nonzero(x, M.multiply(g, M.real_div(x, y))))
+    return binary_grad_pair(op, _x_nonzero(x, M.multiply(g, M.log(y))),
+                            _x_nonzero(x, M.multiply(g, M.real_div(x, y))))
 
 
 def _xdivy_grad(op, g):
     x, y = op._inputs
-    return M._binary_grad_pair(op, _x_nonzero(x, M.real_div(g, y)),
-                               _x_nonzero(x, M.multiply(g, M.real_div(M.negative(x), M.square(y)))))
+    return binary_grad_pair(op, _x_nonzero(x, M.real_div(g, y)),
+                            _x_nonzero(x, M.multiply(g, M.real_div(M.negative(x), M.square(y)))))
 
 
 register_op("Atan2", fn=np.arctan2, shape=M._bcast_shape, grad=_atan2_grad)
@@ -137,7 +138,7 @@ def _truncatemod_grad(op, g):
     # TF defines none (its gradients() raises); this is FloorMod's with truncation, so programs
     # TF accepts behave the same and a gradient through it works here too.
     x, y = op._inputs
-    return M._binary_grad_pair(op, g, M.multiply(g, M.negative(truncatediv(x, y))))
+    return binary_grad_pair(op, g, M.multiply(g, M.negative(truncatediv(x, y))))
 
 
 register_op("TruncateMod", fn=np.fmod, shape=M._bcast_shape, grad=_truncatemod_grad)

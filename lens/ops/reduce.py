@@ -1,13 +1,19 @@
-"""Reductions (sum, mean, max, min, prod, any, all, logsumexp), argmax/argmin, permutation helpers."""
+"""Reductions (sum, mean, max, min, prod, any, all, logsumexp), argmax/argmin, invert_permutation, reduce_to."""
 import numpy as np
 
 from lens.framework import dtypes as _dt
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import Tensor, name_scope
-from lens.ops import array as A
-from lens.ops.shapes import const_value, normalize_axes, reduced_shape
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import unknown_shape
+from lens.ops import array as A
+from lens.ops.array import _reverse_range  # lives beside transpose, which needs it too
+from lens.ops.core import stop_gradient
+from lens.ops.logic import equal, is_finite, where
+from lens.ops.math import add_v2, exp, floormod, log, maximum, multiply, real_div, subtract
+from lens.ops.sequence import range as _range
+from lens.ops.shapes import const_value, normalize_axes, reduced_shape
+from lens.ops.slicing import dynamic_stitch
 
 
 def _axes_of(op):
@@ -89,9 +95,6 @@ def _broadcast_back(op, grad):
 
 def reduced_shape_op(input_shape, axes):
     """input_shape with the reduced axes set to 1 (a graph computation, as TF1's reduced_shape)."""
-    from lens.ops.math import add_v2, floormod
-    from lens.ops.sequence import range as _range
-    from lens.ops.slicing import dynamic_stitch
     input_shape = A.cast(input_shape, _dt.int32)
     axes = A.cast(axes, _dt.int32)
     r = A.size(input_shape)
@@ -99,12 +102,19 @@ def reduced_shape_op(input_shape, axes):
     return dynamic_stitch([_range(0, r), axes], [input_shape, A.fill(A.shape(axes), 1)])
 
 
+def reduce_to(grad, x, y):
+    """(grad summed to x's shape, grad summed to y's shape) undoing broadcasting, TF1-style."""
+    sx = A.shape(x)
+    sy = A.shape(y)
+    rx, ry = A.broadcast_gradient_args(sx, sy)
+    return (A.reshape(reduce_sum(grad[0], rx), sx), A.reshape(reduce_sum(grad[1], ry), sy))
+
+
 def _sum_grad(op, grad):
     return [_broadcast_back(op, grad), None]
 
 
 def _mean_grad(op, grad):
-    from lens.ops.math import real_div
     g = _broadcast_back(op, grad)
     x, y = op._inputs[0], op._outputs[0]
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
@@ -116,13 +126,10 @@ def _mean_grad(op, grad):
 
 
 def _maximum1(t):
-    from lens.ops.math import maximum
     return maximum(t, 1)
 
 
 def _minmax_grad(op, grad):
-    from lens.ops.logic import equal
-    from lens.ops.math import multiply, real_div
     x = op._inputs[0]
     y = _broadcast_back(op, op._outputs[0])
     indicators = A.cast(equal(y, x), grad.dtype.base_dtype)
@@ -140,7 +147,6 @@ def _broadcast_back_kept(op, t):
 
 def _prod_grad(op, grad):
     # d prod / d x_i = prod / x_i (exact for non-zero inputs).
-    from lens.ops.math import multiply, real_div
     x = op._inputs[0]
     y = _broadcast_back(op, op._outputs[0])
     return [multiply(_broadcast_back(op, grad), real_div(y, x)), None]
@@ -237,14 +243,11 @@ def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
     """log(sum(exp(x))) over axis, computed stably."""
-    from lens.ops.core import stop_gradient
-    from lens.ops.math import add_v2, exp, log, subtract
     if keep_dims is not None:
         keepdims = keep_dims
     with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
         x = convert_to_tensor(input_tensor)
         raw_max = reduce_max(x, axis, keepdims=True, reduction_indices=reduction_indices)
-        from lens.ops.logic import is_finite, where
         my_max = stop_gradient(where(is_finite(raw_max), raw_max, A.zeros_like(raw_max)))
         result = log(reduce_sum(exp(subtract(x, my_max)), axis, keepdims=keepdims,
                                 reduction_indices=reduction_indices))
@@ -302,12 +305,3 @@ register_op("InvertPermutation", fn=lambda p: np.argsort(p).astype(np.asarray(p)
 def invert_permutation(x, name=None):
     """The inverse of a permutation vector."""
     return apply_op("InvertPermutation", [(x, "x")], name=name or "InvertPermutation")
-
-
-def _reverse_range(x, ascending=False):
-    from lens.ops.math import subtract
-    from lens.ops.sequence import range as _range
-    r = A.rank(x)
-    if ascending:
-        return _range(0, r)
-    return _range(subtract(r, 1), -1, -1)

@@ -6,9 +6,10 @@ import numpy as np
 from lens.framework import dtypes as _dt
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
-from lens.ops.shapes import const_value
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
+from lens.ops.math import cast
+from lens.ops.shapes import const_value
 
 
 def _range_shape(op):
@@ -33,7 +34,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
               ((start, "start"), (limit, "limit"), (delta, "delta"))]
         order = [_dt.int32, _dt.int64, _dt.float32, _dt.float64]
         target = builtins.max((t.dtype.base_dtype for t in ts), key=lambda d: order.index(d) if d in order else 0)
-        from lens.ops.array import cast
         ts = [cast(t, target) for t in ts]
         return apply_op("Range", [(ts[0], "start"), (ts[1], "limit"), (ts[2], "delta")], name=scope)
 

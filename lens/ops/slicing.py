@@ -34,17 +34,8 @@ def _slice_shape(op):
     return [TensorShape(out)]
 
 
-def _slice_grad(op, grad):
-    from lens.ops.array import pad_op_for_slice_grad, shape, stack
-    x, begin, _ = op._inputs
-    from lens.ops.math import subtract
-    before = begin
-    after = subtract(subtract(shape(x), shape(op._outputs[0])), begin)
-    paddings = stack([before, after], axis=1)
-    return [pad_op_for_slice_grad(grad, paddings), None, None]
-
-
-register_op("Slice", fn=_slice_kernel, shape=_slice_shape, grad=_slice_grad)
+# The Slice and DynamicStitch gradients need ops from families above slicing: they live in slicing_grad.py.
+register_op("Slice", fn=_slice_kernel, shape=_slice_shape)
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001
@@ -70,14 +61,7 @@ def _stitch_kernel(*args):
     return out
 
 
-def _stitch_grad(op, grad):
-    from lens.ops.array import cast
-    n = len(op._inputs) // 2
-    from lens.ops.indexing import gather
-    return [None] * n + [gather(grad, cast(i, _dt.int32)) for i in op._inputs[:n]]
-
-
-register_op("DynamicStitch", fn=_stitch_kernel, grad=_stitch_grad)
+register_op("DynamicStitch", fn=_stitch_kernel)
 
 
 def dynamic_stitch(indices, data, name=None):

@@ -10,6 +10,7 @@ from lens.framework import dtypes as _dt
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.ops import array as A
 from lens.ops import math as M
+from lens.ops.math_grad import binary_grad_pair
 from lens.ops.linalg import matmul
 from lens.ops.linalg_extra import (_at_least, matrix_band_part, matrix_diag, matrix_inverse,
                                           matrix_set_diag, matrix_transpose)
@@ -168,7 +169,7 @@ def _digamma_grad(op, g):
 def _polygamma_grad(op, g):
     a, x = op._inputs
     dx = M.multiply(g, polygamma(M.add(a, convert_to_tensor(1, dtype=a.dtype.base_dtype)), x))
-    return M._binary_grad_pair(op, None, dx)  # no gradient for the order, as TF
+    return binary_grad_pair(op, None, dx)  # no gradient for the order, as TF
 
 
 register_op("Lgamma", fn=_in_float64(_lgamma), shape=M._same_shape, grad=_lgamma_grad)

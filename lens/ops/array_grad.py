@@ -1,0 +1,36 @@
+"""Gradients of Fill, BroadcastTo, Transpose and Tile: they need reduce ops, which sit above array."""
+from lens.framework.registry import RegisterGradient
+from lens.ops.array import broadcast_gradient_args, reshape, shape, size, stack, transpose
+from lens.ops.reduce import invert_permutation, reduce_sum
+from lens.ops.sequence import range as _range
+
+
+@RegisterGradient("Fill")
+def _fill_grad(op, grad):
+    """The value's gradient is the sum of grad (no gradient for dims)."""
+    return [None, reduce_sum(grad)]
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    """grad summed over the broadcast dimensions, back to the input's shape."""
+    x = op._inputs[0]
+    sx = shape(x)
+    rx, _ = broadcast_gradient_args(sx, op._inputs[1])
+    return [reshape(reduce_sum(grad, rx), sx), None]
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    """grad transposed by the inverse permutation."""
+    return [transpose(grad, invert_permutation(op._inputs[1])), None]
+
+
+@RegisterGradient("Tile")
+def _tile_grad(op, grad):
+    """grad reshaped to [multiples[0], shape[0], multiples[1], ...] and summed over the multiples axes."""
+    x, multiples = op._inputs
+    sx = shape(x)
+    split_shape = reshape(transpose(stack([multiples, sx])), [-1])
+    axes = _range(0, size(split_shape), 2)
+    return [reduce_sum(reshape(grad, split_shape), axes), None]
