@@ -5,6 +5,7 @@ import time
 import numpy as np
 
 from lens import errors
+from lens._source import user_frames
 from lens.engine import plan_opt, plan_watch
 from lens.engine.graph import Operation
 from lens.engine.plan_watch import is_variable_ref
@@ -376,7 +377,7 @@ def failing_op(plan, tb):
 def creation_trace(op, limit=8):
     """The last user frames of where op was created, formatted like a traceback."""
     tb = op.traceback
-    user = [fr for fr in tb if "/lens/engine/" not in fr[0].replace("\\", "/")] or tb
+    user = user_frames(tb) or tb
     lines = []
     for filename, lineno, func, text in user[-limit:]:
         lines.append('  File "%s", line %d, in %s' % (filename, lineno, func))
@@ -461,7 +462,7 @@ def _values_from_locals(op, plan, frame_locals):
 
 def _defined_at(op):
     tb = op.traceback
-    user = [fr for fr in tb if "/lens/" not in fr[0].replace("\\", "/")] or tb
+    user = user_frames(tb) or tb
     if not user:
         return "<unknown>"
     filename, lineno = user[-1][0], user[-1][1]

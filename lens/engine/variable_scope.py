@@ -2,6 +2,7 @@
 import contextlib
 import enum
 
+from lens._source import user_frames
 from lens.engine import dtypes as _dt
 from lens.engine.graph import GraphKeys, get_default_graph, name_scope
 from lens.engine.tensor_shape import as_shape
@@ -154,7 +155,7 @@ class _VariableStore:
 
 def _where(v):
     frames = v.op.traceback
-    user = [f for f in frames if "/lens/engine/" not in f[0]] or frames
+    user = user_frames(frames) or frames
     return "\n".join('  File "%s", line %d, in %s\n    %s' % f for f in user[-3:])
 
 
