@@ -393,6 +393,9 @@ def translate_error(exc, plan):
         frame_locals = None
     else:
         op, frame_locals = failing_op(plan, exc.__traceback__)
+    if op is None and isinstance(exc, Uninitialized):
+        # A fetched variable is read on the plan's return line, which belongs to no op.
+        op = next((o for o in getattr(plan, "ops", ()) if o.name == exc.args[0]), None)
     if op is None:
         return None
     where = "\n\t [[node %s (defined at %s) ]]" % (op.name, _defined_at(op))

@@ -1,6 +1,7 @@
 """Shape-manipulating ops: shape, reshape, fill, cast, broadcast, concat, stack, tile, transpose."""
 import numpy as np
 
+from lens import errors
 from lens.engine import dtypes as _dt
 from lens.engine.convert import apply_op, constant, convert_to_tensor, graph_of
 from lens.engine.graph import Tensor, name_scope
@@ -180,10 +181,15 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 # ------------------------------------------------------------------ Cast
 def _cast_make(op, ctx):
-    dst = op._attrs["DstT"].as_numpy_dtype
-    if dst is np.object_:
-        return lambda x: np.asarray(x).astype(str).astype(object)
-    return lambda x: np.asarray(x).astype(dst)
+    src, dst = op._attrs["SrcT"], op._attrs["DstT"]
+    if (src.base_dtype == _dt.string) != (dst.base_dtype == _dt.string):
+        def unsupported(x):
+            raise errors.UnimplementedError(
+                None, op, "Cast %s to %s is not supported (use tf.strings.to_number / "
+                "tf.as_string to convert between strings and numbers)" % (src.name, dst.name))
+        return unsupported
+    np_dst = dst.as_numpy_dtype
+    return lambda x: np.asarray(x).astype(np_dst)
 
 
 def _cast_grad(op, grad):

@@ -1,6 +1,7 @@
 """Elementwise math: binary and unary ops with NumPy kernels and broadcasting gradients."""
 import numpy as np
 
+from lens import errors
 from lens.engine import dtypes as _dt
 from lens.engine.convert import apply_op, convert_to_tensor
 from lens.engine.graph import Tensor, name_scope
@@ -113,6 +114,16 @@ def _int_div(a, b):
     return np.floor_divide(a, b) if np.asarray(a).dtype.kind in "iu" else np.true_divide(a, b)
 
 
+def checked_int_division(fn):
+    """fn(a, b), failing as TF's kernels do where an integer divisor is 0 (NumPy gives 0 silently)."""
+    def run(a, b):
+        kind = b.dtype.kind if hasattr(b, "dtype") else np.asarray(b).dtype.kind
+        if kind in "iu" and not np.all(b):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return fn(a, b)
+    return run
+
+
 _BINARY = [
     # op type, numpy kernel, gradient
     ("Add", np.add, _add_grad),
@@ -120,10 +131,10 @@ _BINARY = [
     ("Sub", np.subtract, _sub_grad),
     ("Mul", np.multiply, _mul_grad),
     ("RealDiv", np.true_divide, _realdiv_grad),
-    ("Div", _int_div, _realdiv_grad),
+    ("Div", checked_int_division(_int_div), _realdiv_grad),
     ("DivNoNan", lambda a, b: np.where(b == 0, np.zeros_like(a), np.true_divide(a, np.where(b == 0, 1, b))), None),
-    ("FloorDiv", np.floor_divide, None),
-    ("FloorMod", np.mod, _floormod_grad),
+    ("FloorDiv", checked_int_division(np.floor_divide), None),
+    ("FloorMod", checked_int_division(np.mod), _floormod_grad),
     ("Pow", np.power, _pow_grad),
     ("Maximum", np.maximum, _maximum_grad),
     ("Minimum", np.minimum, _minimum_grad),
