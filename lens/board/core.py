@@ -12,7 +12,10 @@ GET /data/plugins_listing
                      {"type": "CUSTOM_ELEMENT", "element_name": "tf-scalar-dashboard"}}, ...}
 GET /data/lens/progress                          (lens extra; TensorBoard has no such route)
     {"runs": 3, "files": 3, "bytes_read": 1024, "bytes_total": 2048, "events": 40,
-     "done": false, "reload_interval": 5.0}
+     "done": false, "reload_interval": 5.0,
+     "errors": {"run_a": {"count": 1, "skipped": 1, "first": "run run_a: tag 'x' at ..."}}}
+    errors: only runs that met unexpected errors while loading (count, records or values
+    lost to them, the first message); the page marks those runs in the run selector.
 """
 
 import logging
@@ -62,9 +65,13 @@ def environment(version, data_location, window_title=""):
             "experiment_name": "", "experiment_description": "", "creation_time": 0.0}
 
 
+# TensorBoard's graph dashboard does not refetch on reload (a graph is laid out once).
+NO_RELOAD = frozenset({"graphs"})
+
+
 def listing_entry(name, enabled):
     """One plugins_listing entry in TensorBoard's shape."""
-    return {"disable_reload": False, "enabled": bool(enabled),
+    return {"disable_reload": name in NO_RELOAD, "enabled": bool(enabled),
             "loading_mechanism": {"type": "CUSTOM_ELEMENT",
                                   "element_name": ELEMENT_NAMES.get(name, f"lens-{name}")},
             "remove_dom": False, "tab_name": name}

@@ -45,9 +45,11 @@ def sample_count(entries):
 
 def tag_index(tags_by_run, entries_of):
     """{run: {tag: meta}} -> TensorBoard's images index with per-tag sample counts."""
-    return {run: {tag: {"displayName": meta.get("displayName") or tag,
+    return {run: {tag: {"displayName": meta.get("displayName", ""),
                         "description": markdown.render(meta.get("description") or ""),
-                        "samples": sample_count(entries_of(run, tag))}
+                        # Counted over every event kept, as TensorBoard counts it.
+                        "samples": meta["samples"] if "samples" in meta
+                        else sample_count(entries_of(run, tag))}
                   for tag, meta in tags.items()}
             for run, tags in tags_by_run.items() if tags}
 

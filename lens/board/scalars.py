@@ -2,6 +2,8 @@
 
 GET /data/plugin/scalars/tags
     {"train": {"loss": {"displayName": "loss", "description": ""}}}   (runs w/o scalars omitted)
+    displayName as TensorBoard gives it: the summary's display name, the tag for a TF1
+    simple_value without one, "" for a TF2 tensor summary written without one.
 GET /data/plugin/scalars/scalars?run=train&tag=loss
     [[1700000000.5, 0, 2.31], [1700000001.5, 1, 2.04]]               ([wall_time, step, value])
 GET /data/plugin/scalars/scalars?run=train&tag=loss&format=csv
@@ -34,7 +36,7 @@ bp = Blueprint(PLUGIN, __name__, url_prefix=f"/data/plugin/{PLUGIN}")
 
 def tag_index(tags_by_run):
     """Provider's {run: {tag: meta}} -> TensorBoard's index, descriptions as safe HTML."""
-    return {run: {tag: {"displayName": meta.get("displayName") or tag,
+    return {run: {tag: {"displayName": meta.get("displayName", ""),
                         "description": markdown.render(meta.get("description") or "")}
                   for tag, meta in tags.items()}
             for run, tags in tags_by_run.items() if tags}

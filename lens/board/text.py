@@ -5,7 +5,8 @@ GET /data/plugin/text/tags
 GET /data/plugin/text/text?run=train&tag=notes
     [{"wall_time": 1700000000.5, "step": 0, "text": "<p>hello <strong>world</strong></p>"}]
     A scalar string is rendered as Markdown; a vector or matrix becomes an HTML table of
-    rendered cells; higher ranks are cut to their first 2-D slice with a warning first.
+    rendered cells; higher ranks show the 2-D slice at index 0 of every leading axis,
+    after a warning.
     Every string from the log is HTML-escaped before any tag is written (see markdown.py).
     At most 100 steps, spread evenly and always including the newest (TensorBoard serves
     100); lens extra: &downsample=N changes that, &downsample=0 returns every step.
@@ -47,7 +48,7 @@ def text_to_html(value):
     if array.ndim > 2:
         warning = (f"<p><strong>Warning:</strong> showing a 2-D slice of a rank-{array.ndim} "
                    f"tensor of shape {list(array.shape)}.</p>")
-        array = array[(slice(None), slice(None)) + (0,) * (array.ndim - 2)]
+        array = array[(0,) * (array.ndim - 2)]  # TensorBoard keeps the last two axes
     return warning + _table(array)
 
 

@@ -8,6 +8,7 @@ from lens.framework import errors
 from lens.client import plan_opt, plan_watch
 from lens.framework.graph import Operation
 from lens.client.plan_watch import is_variable_ref
+from lens.framework.sources import user_frames
 
 _plan_ids = itertools.count()
 
@@ -376,7 +377,7 @@ def failing_op(plan, tb):
 def creation_trace(op, limit=8):
     """The last user frames of where op was created, formatted like a traceback."""
     tb = op.traceback
-    user = [fr for fr in tb if "/lens/engine/" not in fr[0].replace("\\", "/")] or tb
+    user = user_frames(tb) or tb
     lines = []
     for filename, lineno, func, text in user[-limit:]:
         lines.append('  File "%s", line %d, in %s' % (filename, lineno, func))
@@ -392,6 +393,9 @@ def translate_error(exc, plan):
         frame_locals = None
     else:
         op, frame_locals = failing_op(plan, exc.__traceback__)
+    if op is None and isinstance(exc, Uninitialized):
+        # A fetched variable is read on the plan's return line, which belongs to no op.
+        op = next((o for o in getattr(plan, "ops", ()) if o.name == exc.args[0]), None)
     if op is None:
         return None
     where = "\n\t [[node %s (defined at %s) ]]" % (op.name, _defined_at(op))
@@ -461,7 +465,7 @@ def _values_from_locals(op, plan, frame_locals):
 
 def _defined_at(op):
     tb = op.traceback
-    user = [fr for fr in tb if "/lens/" not in fr[0].replace("\\", "/")] or tb
+    user = user_frames(tb) or tb
     if not user:
         return "<unknown>"
     filename, lineno = user[-1][0], user[-1][1]

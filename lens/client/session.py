@@ -91,8 +91,12 @@ class _FetchMapper:
                             % (f, type(f), type(f).__name__)) from None
         except ValueError as e:
             raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)" % (f, e)) from None
-        except KeyError as e:
-            raise KeyError("Fetch argument %r cannot be interpreted as a Tensor. (%s)" % (f, e.args[0])) from None
+        except KeyError as e:   # TF1 reports an unknown name as a ValueError here
+            raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)" % (f, e.args[0])) from None
+        if not graph.is_fetchable(el):
+            op = el.op if isinstance(el, Tensor) else el
+            raise ValueError("Operation %r has been marked as not fetchable (graph.prevent_fetching); "
+                             "fetch another tensor instead of %s." % (op.name, el.name))
         self.elements.append(el)
         if isinstance(el, Operation):
             return lambda r: None
@@ -117,6 +121,13 @@ class _Feed:
             raise TypeError("The value of a feed cannot be a tf.Tensor object (feeding %s). "
                             "Acceptable feed values include Python scalars, strings, lists, "
                             "numpy ndarrays." % self.tensor.name)
+        if isinstance(value, int) and not isinstance(value, bool) and self.tensor.dtype.is_integer:
+            info = np.iinfo(self.np_dtype)
+            if not info.min <= value <= info.max:
+                raise TypeError("Type of feed value %d for tensor %r is not compatible with its type %s "
+                                "(it holds [%d, %d]). Declare the placeholder with a larger type "
+                                "(e.g. int64)." % (value, self.tensor.name,
+                                                    self.tensor.dtype.base_dtype.name, info.min, info.max))
         if self.np_dtype is np.object_:
             arr = np.asarray(value, dtype=object)
         elif type(value) is np.ndarray and value.dtype == self.np_dtype:
@@ -318,9 +329,16 @@ class BaseSession(SessionContext):
         return self._placer.assigned[op]
 
     def _resolve_feed(self, k):
+        t = self._feed_tensor(k)
+        if not self._graph.is_feedable(t):
+            raise ValueError("Tensor %s may not be fed (graph.prevent_feeding marked it)." % t.name)
+        return t
+
+    def _feed_tensor(self, k):
         if isinstance(k, Tensor):
             if k.graph is not self._graph:
-                raise ValueError("Cannot feed %s: it is from another graph than the session's." % k.name)
+                raise TypeError("Cannot interpret feed_dict key as Tensor: Tensor %s is not an element "
+                                "of this graph (the session runs another graph)." % k)
             return k
         if hasattr(k, "_as_graph_element"):
             return k._as_graph_element()

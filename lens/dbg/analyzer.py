@@ -11,6 +11,7 @@ from lens.dbg.analyzer_source import SourceCommands
 from lens.dbg.command_parser import ArgumentParser
 from lens.dbg.debug_graphs import parse_node_or_tensor_name
 from lens.dbg.filters import InconvertibleTensorProto
+from lens.dbg.patterns import compile_regex
 from lens.dbg.screen import Screen, error_screen
 
 SORT_KEYS = ("timestamp", "dump_size", "op_type", "tensor_name")
@@ -55,7 +56,8 @@ def _pt_parser(prog="print_tensor"):
                    help="Highlight elements inside ranges, e.g. [-0.1,0.1] or "
                         "[[-inf,-0.1],[0.1,inf]].")
     p.add_argument("-a", "--all", dest="print_all", action="store_true",
-                   help="Print the whole tensor, without ellipses.")
+                   help="Print the whole tensor, without ellipses (paged when large).")
+    tensor_format.add_page_flag(p)
     p.add_argument("-s", "--numeric_summary", action="store_true",
                    help="Include a numeric summary of the value.")
     p.add_argument("-w", "--write_path", default="",
@@ -68,7 +70,8 @@ def _eval_parser():
                        "  eval \"np.matmul((`output/Identity:0` / `Softmax:0`).T, `Softmax:0`)\"")
     p.add_argument("expression", help="Expression; tensors in backticks.")
     p.add_argument("-a", "--all", dest="print_all", action="store_true",
-                   help="Print the result without ellipses.")
+                   help="Print the result without ellipses (paged when large).")
+    tensor_format.add_page_flag(p)
     p.add_argument("-w", "--write_path", default="", help="Save the result as .npy.")
     return p
 
@@ -113,11 +116,12 @@ class DebugAnalyzer(GraphCommands, SourceCommands):
         if args.filter_exclude_node_names and not args.tensor_filter:
             return error_screen("ERROR: --filter_exclude_node_names (-fenn) is meaningful "
                                 "only with --tensor_filter (-f)")
-        try:
-            name_re = re.compile(args.node_name_filter) if args.node_name_filter else None
-            type_re = re.compile(args.op_type_filter) if args.op_type_filter else None
-        except re.error as exc:
-            return error_screen("ERROR: Invalid regular expression: %s" % exc)
+        name_re = compile_regex(args.node_name_filter, "--node_name_filter") \
+            if args.node_name_filter else None
+        type_re = compile_regex(args.op_type_filter, "--op_type_filter") \
+            if args.op_type_filter else None
+        if args.filter_exclude_node_names:
+            compile_regex(args.filter_exclude_node_names, "--filter_exclude_node_names")
         if name_re:
             data = [d for d in data if name_re.match(d.node_name)]
         if type_re:
@@ -268,7 +272,8 @@ class DebugAnalyzer(GraphCommands, SourceCommands):
         label = datum.watch_key + slicing
         if len(data) > 1:
             label += " (dump #%d)" % args.number
-        screen = format_value(datum.get_tensor(), label, slicing, args, width)
+        screen = format_value(datum.get_tensor(), label, slicing, args, width,
+                              paged_command(args, "print_tensor %s" % args.tensor_name))
         screen.annotations["tensor_name"] = tensor_name
         return screen
 
@@ -310,7 +315,8 @@ class DebugAnalyzer(GraphCommands, SourceCommands):
                                 % (args.expression, type(exc).__name__, exc))
         args.numeric_summary, args.ranges = True, ""
         label = "from eval of expression '%s'" % args.expression
-        return format_value(np.asarray(value), label, "", args, width)
+        return format_value(np.asarray(value), label, "", args, width,
+                            paged_command(args, 'eval "%s"' % args.expression))
 
     def _resolve_eval_tensor(self, ref):
         """`node:slot`, `node:slot:DebugOp`, device-prefixed, with optional `[i]` index."""
@@ -342,8 +348,20 @@ class DebugAnalyzer(GraphCommands, SourceCommands):
         raise LookupError("Eval failed: no device prefix of %r has dumps" % ref)
 
 
-def format_value(value, label, slicing, args, width):
-    """Shared by pt, pf and eval: slicing, -w, -r, -a, -s."""
+def paged_command(args, head):
+    """page -> the command showing that page with the same flags (pt, pf and eval)."""
+    flags = " -a"
+    if getattr(args, "number", -1) >= 0:
+        flags += " -n %d" % args.number
+    if getattr(args, "ranges", ""):
+        flags += " -r %s" % args.ranges
+    if getattr(args, "numeric_summary", False) and not head.startswith("eval"):
+        flags += " -s"  # eval always shows the summary
+    return lambda page: "%s%s --page %d" % (head, flags, page)
+
+
+def format_value(value, label, slicing, args, width, page_command=None):
+    """Shared by pt, pf and eval: slicing, -w, -r, -a, -s, --page."""
     if isinstance(value, InconvertibleTensorProto):
         screen = Screen()
         screen.add('Tensor "%s":' % label, "bold")
@@ -357,10 +375,20 @@ def format_value(value, label, slicing, args, width):
             if getattr(args, "ranges", "") else None
     except ValueError as exc:
         return error_screen("ERROR: %s" % exc)
+    page = getattr(args, "page", None)
+    if page is not None:
+        pages = tensor_format.page_count(value.shape)
+        if not args.print_all:
+            return error_screen("ERROR: --page goes with -a (--all), which pages large values")
+        if not 1 <= page <= pages:
+            return error_screen("ERROR: There is no page %d: -a shows this value in %d "
+                                "page(s) of up to %d elements"
+                                % (page, pages, tensor_format.PAGE_ELEMENTS))
     screen = tensor_format.format_tensor(
         value, label, width=width, print_all=args.print_all, ranges=ranges,
         ranges_text=getattr(args, "ranges", ""),
-        include_numeric_summary=getattr(args, "numeric_summary", False))
+        include_numeric_summary=getattr(args, "numeric_summary", False),
+        page=page or 1, page_command=page_command)
     if args.write_path:
         path = os.path.expanduser(args.write_path)
         np.save(path, value)

@@ -3,18 +3,11 @@
 import collections
 import math
 import os
-import re
 
+from lens.framework.sources import is_lens_file
 from lens.dbg.command_parser import ArgumentParser
+from lens.dbg.patterns import compile_regex
 from lens.dbg.screen import Screen, error_screen
-
-# Files inside the lens package are "library" files, like TF's own Python files in tfdbg.
-_LIBRARY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def is_library_file(path):
-    """True for files of the lens package itself (greyed in `ls`)."""
-    return os.path.abspath(path).startswith(_LIBRARY_DIR + os.sep)
 
 
 def _ps_parser():
@@ -112,11 +105,9 @@ class SourceCommands:
         if self.dump.python_graph is None:
             return error_screen("ERROR: list_source needs the Python graph, which is not "
                                 "loaded for this dump (e.g. in the offline analyzer)")
-        try:
-            path_re = re.compile(args.path_filter) if args.path_filter else None
-            node_re = re.compile(args.node_name_filter) if args.node_name_filter else None
-        except re.error as exc:
-            return error_screen("ERROR: Invalid regular expression: %s" % exc)
+        path_re = compile_regex(args.path_filter, "--path_filter") if args.path_filter else None
+        node_re = compile_regex(args.node_name_filter, "--node_name_filter") \
+            if args.node_name_filter else None
         screen = Screen()
         screen.add("List of source files that created nodes in this run", "bold")
         if args.path_filter:
@@ -142,7 +133,7 @@ class SourceCommands:
             return screen.add("[No source file information.]")
         for title, library in (("File(s) outside lens library:", False),
                                ("lens library file(s):", True)):
-            rows = sorted(p for p in stats if is_library_file(p) == library)
+            rows = sorted(p for p in stats if is_lens_file(p) == library)
             screen.add(title, "gray" if library else None)
             self._source_table(screen, rows, stats, library)
             screen.add("")

@@ -1,13 +1,13 @@
 """Command registry: prefixes, aliases, argparse, help, and errors turned into screens."""
 
 import platform
-import sys
 import traceback
 
 import numpy as np
 
 from lens.dbg.command_parser import (ArgumentParser, CommandLineExit, CommandSyntaxError,
                                      tokenize)
+from lens.dbg.patterns import InvalidRegexError
 from lens.dbg.screen import Screen, error_screen
 
 
@@ -86,6 +86,8 @@ class CommandRegistry:
             return self._handlers[prefix](parsed, ctx)
         except CommandLineExit:
             raise
+        except InvalidRegexError as exc:  # any command's bad pattern: one clear line
+            return error_screen("ERROR: %s" % exc)
         except Exception as exc:  # the CLI must survive any handler failure
             screen = error_screen("Error occurred during handling of command: %s %s:"
                                   % (name, " ".join(args)))
@@ -186,11 +188,11 @@ def _ui_only(args, ctx):
 
 
 def write_redirect(screen, path):
-    """Write a screen's plain text to `path`; returns a toast (message, is_error)."""
+    """Write a screen's plain text to `path`; returns (toast, the OS error text or None)."""
+    # Nothing goes to stderr: under the full-screen UI it would land behind the app.
     try:
         with open(path, "w") as f:
             f.write(screen.text + "\n")
     except OSError as exc:
-        print(exc, file=sys.stderr)
-        return "ERROR: Failed to write output to %s" % path, True
-    return "INFO: Wrote output to %s" % path, False
+        return "ERROR: Failed to write output to %s" % path, exc.strerror or str(exc)
+    return "INFO: Wrote output to %s" % path, None

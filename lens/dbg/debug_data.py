@@ -10,6 +10,7 @@ from lens.dbg.debug_graphs import DeviceGraph, GraphQueries, parse_node_or_tenso
 from lens.dbg.dump import (CORE_METADATA_PREFIX, FEED_KEYS_INFO_FILE, FETCHES_INFO_FILE,
                            GRAPH_PREFIX)
 from lens.dbg.filters import InconvertibleTensorProto, has_inf_or_nan
+from lens.dbg.patterns import compile_regex
 
 __all__ = ["DebugDumpDir", "DebugTensorDatum", "InconvertibleTensorProto",
            "WatchKeyDoesNotExistInDebugDumpDirError", "has_inf_or_nan",
@@ -277,8 +278,8 @@ class DebugDumpDir(GraphQueries):
 
     def find(self, predicate, first_n=0, device_name=None, exclude_node_names=None):
         """Data whose (datum, tensor) passes `predicate`, in time order."""
-        import re
-        exclude = re.compile(exclude_node_names) if exclude_node_names else None
+        exclude = compile_regex(exclude_node_names, "exclude_node_names") \
+            if exclude_node_names else None
         hits = []
         for datum in self._dump_tensor_data:
             if device_name is not None and datum.device_name != device_name:

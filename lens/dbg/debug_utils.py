@@ -1,11 +1,11 @@
 """tfdbg's debug_utils: put tensor watches into RunOptions.debug_options, and turn them
 back into a Watch the engine can run with (`run_with_debug_options`)."""
 
-import re
 import threading
 
 from lens.client.session import register_debug_options_runner
 from lens.dbg import dump as dump_module
+from lens.dbg.patterns import compile_regex
 from lens.dbg.watch import DiskSink, Watch, WatchOptions
 
 _memory_sinks = {}  # memcbk://<key> -> sink (in-process callback URLs, as tfdbg's memcbk)
@@ -52,10 +52,10 @@ def watch_graph(run_options, graph, debug_ops="DebugIdentity", debug_urls=None,
         raise ValueError("debug_ops must not be empty")
     if not _as_list(debug_urls):
         raise ValueError("debug_urls must not be empty, e.g. ['file:///tmp/dump']")
-    node_re = re.compile(node_name_regex_allowlist) if node_name_regex_allowlist else None
-    type_re = re.compile(op_type_regex_allowlist) if op_type_regex_allowlist else None
-    dtype_re = re.compile(tensor_dtype_regex_allowlist) if tensor_dtype_regex_allowlist \
-        else None
+    node_re, type_re, dtype_re = [compile_regex(p, name) if p else None for p, name in (
+        (node_name_regex_allowlist, "node_name_regex_allowlist"),
+        (op_type_regex_allowlist, "op_type_regex_allowlist"),
+        (tensor_dtype_regex_allowlist, "tensor_dtype_regex_allowlist"))]
     run_options.debug_options.reset_disk_byte_usage = reset_disk_byte_usage
     for op in graph.get_operations():
         if (node_re and not node_re.match(op.name)) or (type_re and not type_re.match(op.type)):
@@ -73,8 +73,10 @@ def watch_graph_with_denylists(run_options, graph, debug_ops="DebugIdentity",
                                tolerate_debug_op_creation_failures=False, global_step=-1,
                                reset_disk_byte_usage=False):
     """Like watch_graph, but skipping ops matching any denylist regex (OR)."""
-    denies = [re.compile(p) if p else None for p in (
-        node_name_regex_denylist, op_type_regex_denylist, tensor_dtype_regex_denylist)]
+    denies = [compile_regex(p, name) if p else None for p, name in (
+        (node_name_regex_denylist, "node_name_regex_denylist"),
+        (op_type_regex_denylist, "op_type_regex_denylist"),
+        (tensor_dtype_regex_denylist, "tensor_dtype_regex_denylist"))]
     run_options.debug_options.reset_disk_byte_usage = reset_disk_byte_usage
     for op in graph.get_operations():
         if (denies[0] and denies[0].match(op.name)) or (denies[1] and denies[1].match(op.type)):

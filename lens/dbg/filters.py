@@ -1,8 +1,8 @@
 """Tensor filters for `run -f` and `lt -f`: `has_inf_or_nan` and the filter registry."""
 
-import re
-
 import numpy as np
+
+from lens.dbg.patterns import compile_regex
 
 
 class InconvertibleTensorProto:
@@ -17,10 +17,20 @@ class InconvertibleTensorProto:
         return head + str(self.tensor_proto)
 
 
+# Kernels may return numpy scalars or Python numbers; a dump stores them as 0-d tensors.
+_SCALARS = (np.generic, bool, int, float, complex)
+
+
+def as_dumped(value):
+    """The value as a filter sees it after a dump round trip: numbers become 0-d arrays."""
+    return np.asarray(value) if isinstance(value, _SCALARS) else value
+
+
 def has_inf_or_nan(datum, tensor):
     """True if a floating, complex or integer tensor holds any nan or inf (datum ignored)."""
     del datum  # tfdbg's filter signature; only the value matters here
-    if isinstance(tensor, InconvertibleTensorProto) or not isinstance(tensor, np.ndarray):
+    tensor = as_dumped(tensor)  # `run -f` checks in memory what `lt -f` reads from disk
+    if not isinstance(tensor, np.ndarray):
         return False
     kind = tensor.dtype.kind
     if kind in "fc":
@@ -105,11 +115,11 @@ class FilterRegistry:
     def allow_nodes(self, patterns):
         """Add node-name regexes whose tensors never trip a filter (intentional infs)."""
         for pattern in patterns:
-            re.compile(pattern)  # fail now, with the bad pattern in the message
+            compile_regex(pattern, "allowed_inf_nodes")  # fail now, naming the pattern
             self.allowed_nodes.append(pattern)
 
     def is_allowed(self, node_name, exclude_regex=None):
         """True if node `node_name` is exempt from filtering."""
-        if exclude_regex and re.match(exclude_regex, node_name):
+        if exclude_regex and compile_regex(exclude_regex).match(node_name):
             return True
-        return any(re.match(p, node_name) for p in self.allowed_nodes)
+        return any(compile_regex(p).match(node_name) for p in self.allowed_nodes)

@@ -1,10 +1,10 @@
 """Base wrapper session: behaves as the wrapped Session and runs calls under a Watch."""
 
-import re
 import threading
 import zlib
 
 from lens.dbg import device_names
+from lens.dbg.patterns import compile_regex
 from lens.dbg.run_screens import element_name, flatten_fetches
 from lens.dbg.watch import Watch
 from lens.client.session import SessionContext
@@ -103,8 +103,8 @@ class BaseDebugWrapperSession(SessionContext):
                             "hook); got %s. For MonitoredSession use LocalCLIDebugHook or "
                             "DumpingDebugHook." % type(sess).__name__)
         self._sess = sess
-        self._thread_name_filter = re.compile(thread_name_filter) if thread_name_filter \
-            else None
+        self._thread_name_filter = compile_regex(thread_name_filter, "thread_name_filter") \
+            if thread_name_filter else None
         self._run_call_count = 0
         self._graph_cache = {}
         self._lock = threading.Lock()

@@ -14,6 +14,7 @@ from lens.dbg import debug_utils, dump as dump_module
 from lens.dbg.dump import DumpWriter
 from lens.dbg.framework import write_run_files
 from lens.training.hooks import SessionRunArgs
+from lens.dbg.patterns import compile_regex
 from lens.dbg.watch import FilterSink, WatchOptions, as_watch_options
 
 
@@ -47,7 +48,8 @@ class DumpingDebugHook:
     def __init__(self, session_root, watch_fn=None, thread_name_filter=None):
         self._session_root = session_root
         self._watch_fn = watch_fn
-        self._thread_filter = thread_name_filter
+        self._thread_filter = compile_regex(thread_name_filter, "thread_name_filter") \
+            if thread_name_filter else None
         self._count = 0
         self._graph_cache = {}
 
@@ -61,9 +63,8 @@ class DumpingDebugHook:
 
     def before_run(self, run_context):
         """Return RunOptions watching the graph, writing to a fresh run directory."""
-        import re
-        if self._thread_filter and not re.match(self._thread_filter,
-                                                threading.current_thread().name):
+        if self._thread_filter and not self._thread_filter.match(
+                threading.current_thread().name):
             return None
         fetches = run_context.original_args.fetches
         feed_dict = run_context.original_args.feed_dict
@@ -95,7 +96,8 @@ class LocalCLIDebugHook:
         self._cli = SessionCLI(self._view, ui_type=ui_type, config_path=config_file_path)
         self._dump_root = dump_root or os.path.join(tempfile.gettempdir(),
                                                     "tfdbg_%s" % os.urandom(4).hex())
-        self._thread_filter = thread_name_filter
+        self._thread_filter = compile_regex(thread_name_filter, "thread_name_filter") \
+            if thread_name_filter else None
         self._pending = None
         self._mode = None
         self._graph_cache = {}
@@ -114,9 +116,8 @@ class LocalCLIDebugHook:
 
     def before_run(self, run_context):
         """Show run-start if needed; return RunOptions watching the graph for a debug run."""
-        import re
-        if self._thread_filter and not re.match(self._thread_filter,
-                                                threading.current_thread().name):
+        if self._thread_filter and not self._thread_filter.match(
+                threading.current_thread().name):
             self._mode = None
             return None
         session = run_context.session

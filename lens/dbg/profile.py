@@ -1,8 +1,8 @@
 """Profiler mode (`run -p`): `list_profile` / `lp` over RunMetadata.step_stats."""
 
-import re
-
+from lens.framework.sources import user_frames
 from lens.dbg.command_parser import ArgumentParser
+from lens.dbg.patterns import compile_regex
 from lens.dbg.screen import Screen, error_screen
 
 _SORT = {"node": lambda r: r["node"], "op_type": lambda r: r["op_type"],
@@ -41,7 +41,7 @@ class ProfileCommands:
             op = self.graph.get_operation_by_name(name)
         except (KeyError, ValueError):
             return "?", ""
-        user = [f for f in op.traceback if "/lens/" not in f[0].replace("\\", "/")]
+        user = user_frames(op.traceback)
         frame = (user or op.traceback or [("", 0, "", "")])[-1]
         return op.type, "%s:%d(%s)" % (frame[0], frame[1], frame[2]) if frame[0] else ""
 
@@ -50,12 +50,9 @@ class ProfileCommands:
         stats = self.run_metadata.step_stats.dev_stats
         if not stats:
             return error_screen("ERROR: This run produced no step stats to profile.")
-        try:
-            regexes = {k: re.compile(getattr(args, k)) for k in
-                       ("device_name_filter", "node_name_filter", "op_type_filter",
-                        "file_path_filter") if getattr(args, k)}
-        except re.error as exc:
-            return error_screen("ERROR: Invalid regular expression: %s" % exc)
+        regexes = {k: compile_regex(getattr(args, k), "--" + k) for k in
+                   ("device_name_filter", "node_name_filter", "op_type_filter",
+                    "file_path_filter") if getattr(args, k)}
         scale = _UNITS[args.time_unit]
         screen = Screen()
         devices = [d for d in stats if "device_name_filter" not in regexes

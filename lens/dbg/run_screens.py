@@ -4,6 +4,7 @@ import numpy as np
 
 from lens.dbg import tensor_format
 from lens.dbg.command_parser import ArgumentParser, CommandLineExit
+from lens.dbg.patterns import compile_regex
 from lens.dbg.screen import Screen, error_screen
 
 LOGO = [
@@ -151,8 +152,6 @@ def run_parser():
 
 def make_run_handler(filters):
     """The `run` handler: validates and leaves the CLI with the parsed request."""
-    import re
-
     def handler(args, ctx):
         if args.till_filter_pass and args.till_filter_pass not in filters:
             return error_screen('ERROR: tensor filter "%s" does not exist.'
@@ -164,11 +163,7 @@ def make_run_handler(filters):
             return error_screen("ERROR: -t (--times) must be at least 1, got %d" % args.times)
         for flag in ("node_name_filter", "op_type_filter", "tensor_dtype_filter",
                      "filter_exclude_node_names"):
-            try:
-                re.compile(getattr(args, flag))
-            except re.error as exc:
-                return error_screen("ERROR: Invalid regular expression for --%s: %s"
-                                    % (flag, exc))
+            compile_regex(getattr(args, flag), "--" + flag)  # fail here, not in the run
         raise CommandLineExit(exit_token={"action": "run", "args": args})
     return handler
 
@@ -178,7 +173,8 @@ def print_feed_parser():
     p = ArgumentParser("print_feed", "Print the value of a feed in feed_dict.")
     p.add_argument("tensor_name", help="Name of the feed, optionally sliced.")
     p.add_argument("-a", "--all", dest="print_all", action="store_true",
-                   help="Print without ellipses.")
+                   help="Print without ellipses (paged when large).")
+    tensor_format.add_page_flag(p)
     p.add_argument("-r", "--ranges", default="", help="Highlight ranges, e.g. [-1,1].")
     p.add_argument("-s", "--numeric_summary", action="store_true",
                    help="Include a numeric summary.")
@@ -188,7 +184,7 @@ def print_feed_parser():
 
 def make_print_feed_handler(feed_dict):
     """The `pf` handler over the current run's feed_dict."""
-    from lens.dbg.analyzer import format_value
+    from lens.dbg.analyzer import format_value, paged_command
 
     def handler(args, ctx):
         if not feed_dict:
@@ -199,7 +195,8 @@ def make_print_feed_handler(feed_dict):
         for key, value in feed_dict.items():
             if element_name(key) in wanted:
                 return format_value(np.asarray(value), "%s (feed)" % name + slicing,
-                                    slicing, args, ctx.width if ctx else 80)
+                                    slicing, args, ctx.width if ctx else 80,
+                                    paged_command(args, "print_feed %s" % args.tensor_name))
         return error_screen("ERROR: The feed_dict of the current run does not contain the "
                             "key %s" % name)
     return handler

@@ -69,6 +69,11 @@ class Screen:
         for index, spans in other.spans.items():
             self.spans.setdefault(index + offset, []).extend(spans)
         for key, value in other.annotations.items():
+            # Annotations that point at lines move down with them.
+            if key == "scroll_to":
+                value += offset
+            elif key == "element_indices":
+                value = {line + offset: index for line, index in value.items()}
             self.annotations.setdefault(key, value)
         return self
 

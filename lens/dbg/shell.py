@@ -4,12 +4,12 @@ Both the prompt_toolkit UI and the readline UI drive a `Shell`; tests drive it d
 """
 
 import os
-import re
 from dataclasses import dataclass
 
 from lens.dbg.command_parser import CommandLineExit, CommandSyntaxError, split_redirect, \
     tokenize
 from lens.dbg.commands import Context, write_redirect
+from lens.dbg.patterns import InvalidRegexError, compile_regex
 from lens.dbg.screen import Screen
 
 MAX_NAV_SCREENS = 10
@@ -62,11 +62,8 @@ class CommandHistory:
 
 
 def find_matches(screen, pattern):
-    """[(line, start, end)] of every regex match in a screen (ValueError on bad regex)."""
-    try:
-        regex = re.compile(pattern)
-    except re.error:
-        raise ValueError('ERROR: Invalid regular expression: "%s"' % pattern) from None
+    """[(line, start, end)] of every regex match in a screen (InvalidRegexError on bad regex)."""
+    regex = compile_regex(pattern)
     out = []
     for index, line in enumerate(screen.lines):
         for match in regex.finditer(line):
@@ -126,11 +123,12 @@ class Shell:
             screen = self.registry.dispatch(command, Context(width))
         except CommandLineExit as exc:
             return Result(exit_token=exc.exit_token, exited=True)
-        result = Result(screen=screen)
-        if redirect:
-            result.toast, result.toast_is_error = write_redirect(screen, redirect)
+        toast, failure = write_redirect(screen, redirect) if redirect else ("", None)
+        if failure is not None:
+            # Shown in the output pane, above the output it failed to save.
+            screen = Screen().add("%s: %s" % (toast, failure), "red").add("").extend(screen)
         self._push(text, screen)
-        return result
+        return Result(screen=screen, toast=toast, toast_is_error=failure is not None)
 
     def _push(self, command, screen):
         del self.screens[self.position + 1:]  # a new command drops the "forward" screens
@@ -163,8 +161,8 @@ class Shell:
             return Result(toast="Pattern not found", toast_is_error=True)
         try:
             matches = find_matches(self.current, pattern)
-        except ValueError as exc:
-            return Result(toast=str(exc), toast_is_error=True)
+        except InvalidRegexError as exc:
+            return Result(toast="ERROR: %s" % exc, toast_is_error=True)
         if not matches:
             return Result(toast="Pattern not found", toast_is_error=True)
         self.last_search = pattern

@@ -16,6 +16,9 @@ _ELEMENT_RE = re.compile(
 _TRAILER_RE = re.compile(r"dtype=|shape=")
 DEFAULT_THRESHOLD = 2000
 DEFAULT_EDGEITEMS = 3
+# `-a` prints a big value one page at a time: formatting costs a few microseconds per
+# element, so 9M elements at once would freeze the UI for half a minute.
+PAGE_ELEMENTS = 10000
 
 
 def parse_tensor_name_with_slicing(text):
@@ -170,9 +173,50 @@ def _add_table(screen, groups):
     screen.add(values_row)
 
 
+def add_page_flag(parser):
+    """--page N on pt, pf and eval: which page of a large value `-a` shows."""
+    parser.add_argument("--page", type=int, default=None,
+                        help="With -a: the 1-based page of a large value to show.")
+
+
+def page_count(shape):
+    """How many `-a` pages a value of this shape takes (1 when it fits in one)."""
+    size = int(np.prod(shape))
+    if size <= PAGE_ELEMENTS or not shape:
+        return 1
+    axis, chunk = _page_split(shape)
+    return int(np.prod(shape[:axis])) * -(-shape[axis] // chunk)
+
+
+def _page_split(shape):
+    """(axis, chunk): a page is `chunk` consecutive indices of `axis`, the outer axes fixed;
+    the axis is the outermost whose inner block fits in a page (the last axis always does)."""
+    axis = next(a for a in range(len(shape)) if np.prod(shape[a + 1:]) <= PAGE_ELEMENTS)
+    return axis, PAGE_ELEMENTS // max(int(np.prod(shape[axis + 1:])), 1)
+
+
+def page_index(shape, page):
+    """The index tuple (ints, then one slice) selecting 1-based `page` of a value."""
+    axis, chunk = _page_split(shape)
+    runs = -(-shape[axis] // chunk)
+    outer = np.unravel_index((page - 1) // runs, shape[:axis]) if axis else ()
+    start = (page - 1) % runs * chunk
+    return tuple(int(i) for i in outer) + (slice(start, min(start + chunk, shape[axis])),)
+
+
+def _slicing_text(index, ndim):
+    """'[2, 30:40, :]': a page's index in the slicing syntax `pt` accepts."""
+    parts = [str(i) if isinstance(i, int) else "%d:%d" % (i.start, i.stop) for i in index]
+    return "[%s]" % ", ".join(parts + [":"] * (ndim - len(index)))
+
+
 def format_tensor(value, label, *, width=80, print_all=False, ranges=None, ranges_text="",
-                  include_numeric_summary=False, include_metadata=True):
-    """A `pt`-style screen: label, dtype/shape, optional summary, the array text."""
+                  include_numeric_summary=False, include_metadata=True, page=1,
+                  page_command=None):
+    """A `pt`-style screen: label, dtype/shape, optional summary, the array text.
+
+    With print_all, a value of more than PAGE_ELEMENTS elements shows only page `page`;
+    page_command(n), when given, is the command showing page n (for prev/next links)."""
     screen = Screen()
     _add_label(screen, label)
     if not isinstance(value, np.ndarray):
@@ -188,12 +232,24 @@ def format_tensor(value, label, *, width=80, print_all=False, ranges=None, range
         screen.add("Numeric summary:")
         screen.extend(numeric_summary(value))
     screen.add("")
+    shown, to_full = value, None
+    pages = page_count(value.shape) if print_all else 1
+    if pages > 1:
+        index = page_index(value.shape, page)
+        shown = value[index]
+        _add_page_line(screen, page, pages, _slicing_text(index, value.ndim), page_command)
+        fixed, first = index[:-1], index[-1].start
+
+        def to_full(i):
+            return fixed + (first + i[0],) + tuple(i[1:])
     array_start = len(screen.lines)
     summarize = not print_all and value.size > DEFAULT_THRESHOLD
-    array_lines = _array_text(value, width, print_all).split("\n")
+    array_lines = _array_text(shown, width, print_all).split("\n")
     for line in array_lines:
         screen.add(line)
-    located = _locate_elements(array_lines, value, summarize)
+    located = _locate_elements(array_lines, shown, summarize)
+    if located and to_full is not None:  # indices within the page -> within the value
+        located = [(line, start, end, to_full(i)) for line, start, end, i in located]
     if located:
         # The index of each line's first element, for '@' navigation and status indices.
         firsts = {}
@@ -203,6 +259,18 @@ def format_tensor(value, label, *, width=80, print_all=False, ranges=None, range
     if ranges:
         _highlight(screen, value, located, array_start, ranges, ranges_text)
     return screen
+
+
+def _add_page_line(screen, page, pages, slicing, page_command):
+    """'Page 2 of 900: [3:6, :]' with prev/next links."""
+    parts = [("Page %d of %d: %s" % (page, pages, slicing), "bold")]
+    if page_command is not None:
+        for text, target in (("prev", page - 1), ("next", page + 1)):
+            if 1 <= target <= pages:
+                parts += [("  ", None), (text, "underline", page_command(target))]
+    screen.add_parts(parts)
+    screen.add("(-a shows %d elements per page; --page N for another)" % PAGE_ELEMENTS)
+    screen.add("")
 
 
 def _add_label(screen, label):

@@ -1,6 +1,5 @@
 """What a debugged run watches (WatchOptions) and where watched values go (sinks)."""
 
-import re
 import sys
 import weakref
 
@@ -8,7 +7,8 @@ import numpy as np
 
 from lens.dbg import debug_ops, device_names, dump_encoding
 from lens.dbg.dump import DiskBudgetExceededError, DumpWriter, make_tensor_event, tensor_folder
-from lens.dbg.filters import has_inf_or_nan, nonfinite
+from lens.dbg.filters import as_dumped, has_inf_or_nan, nonfinite
+from lens.dbg.patterns import compile_regex
 
 
 _HANDLE_DTYPES = ("variant", "resource")
@@ -56,10 +56,7 @@ def as_watch_options(value):
 def _compile(pattern, what):
     if not pattern:
         return None
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise ValueError("Invalid %s regex %r: %s" % (what, pattern, exc)) from None
+    return compile_regex(pattern, what)
 
 
 class OpInfo:
@@ -105,9 +102,10 @@ class Watch:
     def __init__(self, options, sink):
         self.options = options
         self.sink = sink
-        self._node_re = _compile(options.node_name_regex_allowlist, "node name")
-        self._type_re = _compile(options.op_type_regex_allowlist, "op type")
-        self._dtype_re = _compile(options.tensor_dtype_regex_allowlist, "tensor dtype")
+        self._node_re = _compile(options.node_name_regex_allowlist, "node_name_regex_allowlist")
+        self._type_re = _compile(options.op_type_regex_allowlist, "op_type_regex_allowlist")
+        self._dtype_re = _compile(options.tensor_dtype_regex_allowlist,
+                                  "tensor_dtype_regex_allowlist")
         self._dtype_key = options.tensor_dtype_regex_allowlist
         self._ops = [debug_ops.parse_debug_op(spec) for spec in options.debug_ops]
         self._identity_only = self._ops == [("DebugIdentity", {})]
@@ -376,7 +374,8 @@ class FilterSink:
         return snap
 
     def _check_custom(self, info, slot, value, timestamp_us, debug_op="DebugIdentity"):
-        """A user filter's verdict on one value."""
+        """A user filter's verdict on one value, shaped as `lt -f` will read it back."""
+        value = as_dumped(value)
         return self.filter_fn(MemoryDatum(info.name, slot, debug_op, value, timestamp_us,
                                           info.device), value)
 

@@ -12,6 +12,9 @@ from lens.dbg.session_cli import SessionCLI
 from lens.dbg.watch import DiskSink, FilterSink, WatchOptions, as_watch_options
 from lens.dbg.dump import DumpWriter
 
+# While `run -f` keeps checking, a status line at most this often (and after the first run).
+_PROGRESS_EVERY_S = 10.0
+
 
 def _check_empty_root(path, what):
     """tfdbg's rule: a dump root must be absent or an empty directory."""
@@ -81,6 +84,7 @@ class LocalCLIDebugWrapperSession(BaseDebugWrapperSession):
             self._cli.filters.allow_nodes(allowed_inf_nodes)
         self._pending = None  # parsed `run` command applying to upcoming run() calls
         self._filter_runs = 0
+        self._progress_at = 0.0  # time.monotonic() of the last `run -f` status line
         self._snapshot_pool = {}  # variable snapshot buffers reused by `run -f` runs
 
     def add_tensor_filter(self, filter_name, tensor_filter):
@@ -153,13 +157,17 @@ class LocalCLIDebugWrapperSession(BaseDebugWrapperSession):
         result = self._watched_run(fetches, feed_dict, options, run_metadata, watch_options,
                                    sink)
         self._filter_runs += 1
-        if not sink.tripped:
-            self._progress("run -f %s: %d run(s) checked, no tensor passed the filter yet "
-                           "(run #%d)" % (args.till_filter_pass, self._filter_runs,
-                                          self._run_call_count))
+        tripped = sink.tripped
+        if not tripped:
+            now = time.monotonic()
+            if self._filter_runs == 1 or now - self._progress_at >= _PROGRESS_EVERY_S:
+                self._progress_at = now
+                self._progress("run -f %s: %d run(s) checked, no tensor passed the filter "
+                               "yet (run #%d)" % (args.till_filter_pass, self._filter_runs,
+                                                  self._run_call_count))
             return result
-        self._progress("run -f %s: filter passed at run #%d (%d tensor(s))\n" % (
-            args.till_filter_pass, self._run_call_count, len(sink.tripped)))
+        self._progress("run -f %s: filter passed at run #%d (%d tensor(s))" % (
+            args.till_filter_pass, self._run_call_count, len(tripped)))
         self._filter_runs = 0
         try:
             writer = DumpWriter(self._dump_root)
@@ -184,7 +192,10 @@ class LocalCLIDebugWrapperSession(BaseDebugWrapperSession):
 
     @staticmethod
     def _progress(text):
-        """One self-overwriting status line on stderr while `run -f` keeps going."""
+        """One whole status line on a terminal's stderr while `run -f` keeps going."""
+        # A line left open (or redrawn with \r) would run into the program's own prints
+        # between runs, so every status line ends with a newline and they are rationed.
         if sys.stderr.isatty():
-            sys.stderr.write("\r\x1b[2K" + text)
+            sys.stdout.flush()  # the program's pending output goes first
+            sys.stderr.write(text + "\n")
             sys.stderr.flush()

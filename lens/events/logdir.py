@@ -6,6 +6,7 @@ import posixpath
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from lens.events.failures import Failures, merge
 from lens.events.fsio import filesystem
 from lens.events.reader import EventFileReader
 from lens.events.store import DEFAULT_SAMPLES, RunStore
@@ -64,10 +65,17 @@ def _exists(fs, path):
 
 
 class _Run:
-    def __init__(self, fs, samples):
+    def __init__(self, name, fs, samples):
         self.fs = fs
-        self.store = RunStore(samples)
+        self.store = RunStore(samples, name)
         self.readers = {}  # path -> EventFileReader
+        self.failures = Failures("run %s" % name)  # errors the reader or store let through
+        self.failed_at = set()  # (path, offset) of those, so a retry is not counted again
+
+    def failure_list(self):
+        """The run's Failures: its files' (in file order), its store's, then its own."""
+        return [self.readers[p].failures for p in sorted(self.readers)] + [self.store.failures,
+                                                                          self.failures]
 
 
 class LogdirWatcher:
@@ -116,7 +124,7 @@ class LogdirWatcher:
         for name, (fs, paths) in found.items():
             run = self._runs.get(name)
             if run is None:
-                run = self._runs[name] = _Run(fs, self.samples)
+                run = self._runs[name] = _Run(name, fs, self.samples)
                 with self.lock:
                     self.stores[name] = run.store
             for path in sorted(paths):
@@ -150,19 +158,46 @@ class LogdirWatcher:
         """Read what was appended to every file of one run, in file-name order."""
         run = self._runs[name]
         for path in sorted(run.readers):
-            for batch in run.readers[path].read():
-                with self.lock:
-                    run.store.ingest(batch)
+            reader = run.readers[path]
+            try:
+                for batch in reader.read():
+                    self._ingest(run, path, reader, batch)
+            except Exception as exc:  # the reader isolates records; this is the last guard
+                # The reader resumes where it stopped on the next reload: count that once.
+                if (path, reader.offset) not in run.failed_at:
+                    run.failed_at.add((path, reader.offset))
+                    run.failures.note("file read failed", "reading %s stopped at offset %d; the "
+                                      "other files go on and this one is retried on the next "
+                                      "reload" % (path, reader.offset), exc)
+
+    def _ingest(self, run, path, reader, batch):
+        """Store one batch; the store isolates values, so a failure here is a bug: say so."""
+        try:
+            with self.lock:
+                run.store.ingest(batch)
+        except Exception as exc:
+            run.failures.note("batch not stored", "%d records of %s before offset %d could not "
+                              "be stored" % (batch.records, path, reader.offset), exc,
+                              skipped=batch.records)
 
     def progress(self):
-        """{'runs', 'files', 'bytes_read', 'bytes_total', 'events', 'done'}."""
-        runs = list(self._runs.values())
+        """{'runs', 'files', 'bytes_read', 'bytes_total', 'events', 'done', 'errors'}.
+
+        errors: {run: {'count', 'skipped', 'first'}} for runs that met unexpected errors
+        (count of errors, records or values lost to them, the first error's message)."""
+        items = sorted(self._runs.items())  # one snapshot: a reload may add runs meanwhile
+        runs = [run for _, run in items]
         readers = [r for run in runs for r in run.readers.values()]
+        errors = {}
+        for name, run in items:
+            merged = merge(run.failure_list())
+            if merged is not None:
+                errors[name] = merged
         return {"runs": len(runs), "files": len(readers),
                 "bytes_read": sum(r.offset for r in readers),
                 "bytes_total": sum(max(r.size, r.offset) for r in readers),
                 "events": sum(run.store.events for run in runs),
-                "done": self._passes > 0 and not self._loading}
+                "done": self._passes > 0 and not self._loading, "errors": errors}
 
     def problems(self):
         """Files that could not be read or held corrupt records."""

@@ -68,7 +68,8 @@ class DataProvider:
             self._thread = None
 
     def progress(self):
-        """{'runs': n, 'files': n, 'bytes_read': n, 'bytes_total': n, 'events': n, 'done': bool}."""
+        """{'runs': n, 'files': n, 'bytes_read': n, 'bytes_total': n, 'events': n, 'done': bool,
+        'errors': {run: {'count': n, 'skipped': n, 'first': message}}} (runs with errors only)."""
         return self._watcher.progress()
 
     def problems(self):
@@ -98,7 +99,11 @@ class DataProvider:
 
     def list_tags(self, plugin):
         """{run: {tag: {'displayName': str, 'description': str}}} for plugin in
-        'scalars', 'histograms', 'distributions', 'images', 'audio', 'text'."""
+        'scalars', 'histograms', 'distributions', 'images', 'audio', 'text'.
+
+        displayName is what TensorBoard shows: the metadata's display name ('' when none was
+        written with a tensor summary); legacy values (simple_value, histo, image, audio)
+        default to their tag. images and audio entries also carry 'samples'."""
         kinds = {"scalars", "histograms", "distributions", "images", "audio", "text"}
         if plugin not in kinds:
             raise NotFound("unknown plugin %r; expected one of %s" % (plugin, ", ".join(sorted(kinds))))
@@ -116,7 +121,10 @@ class DataProvider:
                 entry = out[run] = {}
                 for tag in sorted(tags):
                     meta = store.metadata.get(tag)
-                    info = {"displayName": (meta.display_name if meta is not None else "") or tag,
+                    name = meta.display_name if meta is not None else ""
+                    if plugin == "scalars" and store.scalars[tag].simple:
+                        name = name or tag  # TensorBoard names a simple_value tag by its tag
+                    info = {"displayName": name,
                             "description": meta.summary_description if meta is not None else ""}
                     if plugin in ("images", "audio"):
                         items = store.blobs[(plugin, tag)].items
@@ -149,29 +157,47 @@ class DataProvider:
 
     def histograms(self, run, tag):
         """[(wall_time, step, {'min','max','num','sum','sum_squares','bucket_limit': [..],
-        'bucket': [..]})] in step order."""
+        'bucket': [..]})] in step order (TF2 tensor histograms converted to that form)."""
         with self._lock:
-            return [(wall, step, histo) for step, wall, histo in self._blob(run, "histograms", tag)]
+            items = self._blob(run, "histograms", tag)
+        return [(wall, step, histo if isinstance(histo, dict) else V.histo_from_tensor(histo))
+                for step, wall, histo in items]
+
+    def histogram_buckets(self, run, tag):
+        """[(wall_time, step, float array [k, 3] of (left, right, count))] in step order, as
+        TensorBoard serves them: TF2 tensors as written, HistogramProtos converted (see
+        values.legacy_buckets)."""
+        with self._lock:
+            items = self._blob(run, "histograms", tag)
+        return [(wall, step, V.legacy_buckets(histo) if isinstance(histo, dict) else histo)
+                for step, wall, histo in items]
 
     def distributions(self, run, tag):
         """[(wall_time, step, [(basis_point, value)] * 9)] with basis points
-        0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000."""
-        return [(wall, step, V.compress(h)) for wall, step, h in self.histograms(run, tag)]
+        0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000, from histogram_buckets."""
+        return [(wall, step, V.compress_buckets(buckets))
+                for wall, step, buckets in self.histogram_buckets(run, tag)]
+
+    def _first_per_step(self, run, plugin, tag):
+        """The tag's items in step order, only the first written at each step: TensorBoard
+        serves one image (or clip) set per step, the earliest."""
+        with self._lock:
+            items = self._blob(run, plugin, tag)
+        return [item for i, item in enumerate(items) if i == 0 or item[0] != items[i - 1][0]]
 
     def images(self, run, tag):
         """[{'wall_time', 'step', 'index' (sample index within the step), 'width', 'height',
-        'encoded': bytes, 'content_type': 'image/png'|...}] in step order."""
-        with self._lock:
-            items = self._blob(run, "images", tag)
+        'encoded': bytes, 'content_type': 'image/png'|...}] in step order, one event per step."""
         return [dict(img, wall_time=wall, step=step, index=i)
-                for step, wall, imgs in items for i, img in enumerate(imgs)]
+                for step, wall, imgs in self._first_per_step(run, "images", tag)
+                for i, img in enumerate(imgs)]
 
     def audio(self, run, tag):
-        """[{'wall_time', 'step', 'index', 'encoded': bytes, 'content_type', 'sample_rate'}]."""
-        with self._lock:
-            items = self._blob(run, "audio", tag)
+        """[{'wall_time', 'step', 'index', 'encoded': bytes, 'content_type', 'sample_rate'}]
+        in step order, one event per step."""
         return [dict(clip, wall_time=wall, step=step, index=i)
-                for step, wall, clips in items for i, clip in enumerate(clips)]
+                for step, wall, clips in self._first_per_step(run, "audio", tag)
+                for i, clip in enumerate(clips)]
 
     def text(self, run, tag):
         """[(wall_time, step, numpy array of str)] in step order."""

@@ -6,6 +6,10 @@ are framed in bulk (framing.py), their data CRCs verified in batches per record 
 parsed with the protobuf runtime. Both CRCs of every record are always verified. A bad record
 is logged (file and offset), counted and skipped; reading goes on at the next good record. A
 half-written last record is left for the next call.
+
+An unexpected error (a bug, or input the fast path cannot take) never costs more than the one
+record it happens on: a batch whose fast path fails is read again record by record, and a
+record that fails there is skipped. Such errors are counted in `failures`, logged once per kind.
 """
 
 import logging
@@ -14,6 +18,7 @@ import numpy as np
 
 from lens.events import fastscalar
 from lens.events.crc_batch import batch_crc, diff_mask, mask, masked_crc, record_view
+from lens.events.failures import Failures
 from lens.events.framing import HEADER, OVERHEAD, frame
 from lens.events.fsio import local_fs
 
@@ -50,6 +55,7 @@ class EventFileReader:
         self.corrupt = 0  # corrupt stretches (bad length CRC) plus records with bad data
         self.bytes_skipped = 0
         self.error = None  # why the file cannot be read now (deleted, not a file, ...)
+        self.failures = Failures(path)  # unexpected errors while decoding records
         self._order = 0
         self._resyncing = False
 
@@ -111,6 +117,24 @@ class EventFileReader:
 
     def _decode(self, buf, frames):
         """Verify data CRCs and parse the framed records of buf into a Batch."""
+        first_order = self._order
+        try:
+            return self._decode_fast(buf, frames)
+        except Exception as exc:  # a bug in the grouping itself: read every record one by one
+            self._order = first_order
+            offsets, lengths = frames.arrays()
+            self.failures.note("bulk decoding failed", "bulk decoding of %d records from offset "
+                               "%d failed; read them one by one instead"
+                               % (len(offsets), self.offset), exc)
+            orders = first_order + np.arange(len(offsets), dtype=np.int64)
+            self._order = first_order + len(offsets)
+            batch = Batch()
+            bad = self._parse_slow(buf, [(offsets, lengths, orders)], [], batch)
+            batch.records = frames.count - bad
+            return batch
+
+    def _decode_fast(self, buf, frames):
+        """_decode with records of one length grouped: CRCs in bulk, scalars column-wise."""
         arr = np.frombuffer(buf, dtype=np.uint8)
         batch = Batch()
         loose = []  # (offsets, lengths, orders) of records not in a long regular run
@@ -133,7 +157,8 @@ class EventFileReader:
                     loose.append((offs, np.full(periods, length, np.int64), orders))
                 else:
                     src = (arr, phase + HEADER, stride)
-                    rows_left, rows_bad = _fast_group(src, periods, length, orders, batch)
+                    rows_left, rows_bad = self._fast_group(src, periods, length, orders, batch,
+                                                           phase)
                     for rows, sink in ((rows_left, slow), (rows_bad, bad)):
                         if len(rows):
                             sink.append((phase + stride * rows, np.full(len(rows), length, np.int64),
@@ -151,39 +176,63 @@ class EventFileReader:
                     slow.append((offsets[idx], lengths[idx], orders[idx]))
                     continue
                 src = _gather(arr, offsets[idx] + HEADER, length)
-                rows_left, rows_bad = _fast_group(src, len(idx), length, orders[idx], batch)
+                rows_left, rows_bad = self._fast_group(src, len(idx), length, orders[idx], batch,
+                                                       int(offsets[idx[0]]))
                 slow.append((offsets[idx[rows_left]], lengths[idx[rows_left]], orders[idx[rows_left]]))
                 bad.append((offsets[idx[rows_bad]], lengths[idx[rows_bad]], orders[idx[rows_bad]]))
-        self._parse_slow(buf, slow, bad, batch)
-        batch.records = frames.count - sum(len(b[0]) for b in bad)
+        bad_count = self._parse_slow(buf, slow, bad, batch)
+        batch.records = frames.count - bad_count
         return batch
 
+    def _fast_group(self, src, count, length, orders, batch, first_offset):
+        """_fast_group, or after an unexpected error every row left for the slow path."""
+        kept = len(batch.scalars), len(batch.metadata)
+        try:
+            return _fast_group(src, count, length, orders, batch)
+        except Exception as exc:
+            del batch.scalars[kept[0]:], batch.metadata[kept[1]:]  # nothing half-parsed stays
+            self.failures.note("fast decoding failed", "fast decoding of %d records of %d bytes "
+                               "from offset %d failed; read them one by one instead"
+                               % (count, length, self.offset + first_offset), exc)
+            return np.arange(count, dtype=np.int64), np.zeros(0, np.int64)
+
     def _parse_slow(self, buf, slow, bad, batch):
-        """Check and parse records one by one with the protobuf runtime, in file order."""
+        """Check and parse records one by one with the protobuf runtime, in file order.
+
+        Returns how many records were dropped as bad."""
         bad_list = [(int(o), int(L)) for offs, lens, _ in bad for o, L in zip(offs, lens)]
+        dropped = 0
         if slow:
             offsets, lengths, orders = (np.concatenate(c) for c in zip(*slow))
             event_cls = _event_class()
             for i in np.argsort(orders, kind="stable").tolist():
-                start = int(offsets[i]) + HEADER
-                data = buf[start:start + int(lengths[i])]
-                stored = int.from_bytes(buf[start + len(data):start + len(data) + 4], "little")
-                if masked_crc(data) != stored:
-                    bad_list.append((int(offsets[i]), int(lengths[i])))
-                    continue
                 try:
-                    event = event_cls.FromString(data)
-                except Exception as exc:  # protobuf's DecodeError: CRC fine but not an Event
-                    self._warn("record at offset %d is not an Event (%s); skipped",
-                               self.offset + int(offsets[i]), exc)
-                    self.corrupt += 1
-                    continue
-                batch.events.append((int(orders[i]), event))
+                    start = int(offsets[i]) + HEADER
+                    data = buf[start:start + int(lengths[i])]
+                    stored = int.from_bytes(buf[start + len(data):start + len(data) + 4], "little")
+                    if masked_crc(data) != stored:
+                        bad_list.append((int(offsets[i]), int(lengths[i])))
+                        continue
+                    try:
+                        event = event_cls.FromString(data)
+                    except Exception as exc:  # protobuf's DecodeError: CRC fine but not an Event
+                        self._warn("record at offset %d is not an Event (%s); skipped",
+                                   self.offset + int(offsets[i]), exc)
+                        self.corrupt += 1
+                        dropped += 1
+                        continue
+                    batch.events.append((int(orders[i]), event))
+                except Exception as exc:  # anything else: lose this record, not the others
+                    dropped += 1
+                    self.failures.note("record unreadable", "record at offset %d could not be "
+                                       "read; skipped it" % (self.offset + int(offsets[i])),
+                                       exc, skipped=1)
         for offset, length in sorted(bad_list):
             self.corrupt += 1
             self.bytes_skipped += length + OVERHEAD
             self._warn("bad data CRC in record at offset %d; skipped its %d bytes",
                        self.offset + offset, length + OVERHEAD)
+        return len(bad_list) + dropped
 
 
 def _gather(arr, data_offs, length):

@@ -16,8 +16,10 @@ def _whole(array):
 class ScalarSeries:
     """Every point of one scalar tag in step order: int64 steps, float64 walls, float32/64 values.
 
-    Steps stay non-decreasing: a point whose step is below the last step first discards the
-    points at or after its step (a restart from a checkpoint), as TensorBoard does."""
+    A point whose step is below the last one is kept and slotted in step order, after the
+    points already at its step: a step going back is no proof of a restart (a duplicated
+    stretch of records does it too), so, like TensorBoard for files of `brain.Event:2`, only a
+    SessionLog.START discards points (purge_from, called by the store)."""
 
     __slots__ = ("_steps", "_walls", "_values", "n", "simple")
 
@@ -63,17 +65,30 @@ class ScalarSeries:
         self.n = int(np.searchsorted(self._steps[:self.n], step, side="left"))
 
     def append(self, steps, walls, values):
-        """Append points in arrival order, applying the out-of-order rule."""
+        """Add points given in arrival order; the series stays sorted by step (stable)."""
         if len(steps) == 0:
             return
-        drops = np.flatnonzero(steps[1:] < steps[:-1]) + 1
-        start = 0
-        for stop in drops.tolist() + [len(steps)]:
-            first = steps[start]
-            if self.n and first < self._steps[self.n - 1]:
-                self.purge_from(first)
-            self._extend(steps[start:stop], walls[start:stop], values[start:stop])
-            start = stop
+        in_order = not np.any(steps[1:] < steps[:-1])
+        if in_order and (self.n == 0 or steps[0] >= self._steps[self.n - 1]):
+            self._extend(steps, walls, values)  # the usual case: no copy beyond the append
+            return
+        if not in_order:
+            by_step = np.argsort(steps, kind="stable")
+            steps, walls, values = steps[by_step], walls[by_step], values[by_step]
+        # Merge with the kept points from the first step that the new ones reach back to.
+        at = int(np.searchsorted(self._steps[:self.n], steps[0], side="right"))
+        old = [a[at:self.n] for a in (self._steps, self._walls, self._values)]
+        new_at = np.searchsorted(old[0], steps, side="right") + np.arange(len(steps))
+        is_new = np.zeros(len(old[0]) + len(steps), dtype=bool)
+        is_new[new_at] = True
+        merged = []
+        for kept, added in zip(old, (steps, walls, values)):
+            out = np.empty(len(is_new), np.result_type(kept.dtype, added.dtype))
+            out[new_at] = added
+            out[~is_new] = kept
+            merged.append(out)
+        self.n = at
+        self._extend(*merged)
 
     def arrays(self):
         """(steps, walls, values) views of the kept points."""
@@ -95,8 +110,7 @@ class Reservoir:
         self._rng = random.Random(0)  # deterministic, as TensorBoard seeds each bucket
 
     def add(self, step, wall, payload):
-        if self.items and step < self.items[-1][0]:
-            self.purge_from(step)
+        """Offer one item; a step below the last is kept too (only SessionLog.START purges)."""
         item = (step, wall, payload)
         self.seen += 1
         if self.size == 0 or len(self.items) < self.size:

@@ -2,19 +2,20 @@
 
 Scalars live in columnar NumPy arrays, every point kept. Histograms, images, audio, text and
 other tensors are reservoir-sampled per tag (samples_per_plugin). Restarts: a SessionLog.START
-at step s discards every point of every tag at or after s; within a tag, a point whose step is
-below the previous one discards that tag's points at or after its step.
+at step s discards every point of every tag at or after s, as TensorBoard does for files of
+`brain.Event:2` (what every current writer writes). A step going backwards discards nothing: a
+duplicated or re-appended stretch of records does that too, and TensorBoard keeps those points.
+(TensorBoard purges a tag on a backward step only in files without a file_version; lens keeps
+the points there as well, so it never shows fewer.) A value that cannot be read is skipped
+alone and counted in `failures`.
 """
-
-import logging
 
 import numpy as np
 
 from lens.events import values as V
+from lens.events.failures import Failures
 from lens.events.fastscalar import ScalarPart
 from lens.events.series import Reservoir, ScalarSeries
-
-log = logging.getLogger("lens.events")
 
 # TensorBoard's defaults (0 = keep all). Scalars are never sampled. Text follows RustBoard's
 # TENSOR default (100) since that is what `tensorboard` serves by default today.
@@ -25,7 +26,8 @@ _START = 1  # SessionLog.START
 class RunStore:
     """Everything loaded for one run."""
 
-    def __init__(self, samples_per_plugin=None):
+    def __init__(self, samples_per_plugin=None, name="run"):
+        self.failures = Failures("run %s" % name)  # values lost to unexpected errors
         self.samples = dict(DEFAULT_SAMPLES)
         self.samples.update(samples_per_plugin or {})
         self.scalars = {}  # tag -> ScalarSeries
@@ -57,12 +59,19 @@ class RunStore:
         meta_items = list(batch.metadata)
         for order, event in batch.events:
             for value in event.summary.value:
-                if value.HasField("metadata"):
-                    meta_items.append((order, value.tag, value.metadata))
+                if value.tag not in self.metadata:
+                    meta = V.initial_metadata(value)  # what TensorBoard keeps for the tag
+                    if meta is not None:
+                        meta_items.append((order, value.tag, meta))
         for order, tag, meta in sorted(meta_items, key=lambda item: item[0]):
             if tag not in self.metadata:
                 if isinstance(meta, bytes):
-                    meta = summary_pb2.SummaryMetadata.FromString(meta)
+                    try:
+                        meta = summary_pb2.SummaryMetadata.FromString(meta)
+                    except Exception as exc:  # protobuf's DecodeError: the tag keeps no metadata
+                        self.failures.note("metadata unreadable", "metadata of tag %r could not "
+                                           "be read; ignored it" % tag, exc)
+                        continue
                 self.metadata[tag] = meta
         if self.start_time is None:
             self._note_start(batch)
@@ -137,8 +146,9 @@ class RunStore:
                                 "sample_rate": aud.sample_rate}])
             elif kind == "tensor":
                 self._tensor(plugin, value.tensor, scalar, blob)
-        except ValueError as exc:
-            log.warning("tag %r at step %d: %s; value skipped", tag, step, exc)
+        except Exception as exc:  # a value lens cannot read: lose it, not its event or batch
+            self.failures.note("value unreadable", "tag %r at step %d could not be read; "
+                               "value skipped" % (tag, step), exc, skipped=1)
 
     @staticmethod
     def _tensor(plugin, tensor, scalar, blob):
@@ -147,7 +157,7 @@ class RunStore:
             number = np.asarray(array).reshape(-1)[0] if array.size else 0.0
             scalar(np.float64(number) if array.dtype == np.float64 else np.float32(number), False)
         elif plugin == "histograms":
-            blob("histograms", V.histo_from_tensor(array))
+            blob("histograms", V.histo_tensor(array))
         elif plugin == "images":
             blob("images", [{"width": w, "height": h, "encoded": data,
                              "content_type": V.sniff_image(data)}

@@ -15,6 +15,29 @@ _DTYPES = {
 }
 
 
+# Summary.Value kinds TensorBoard converts to tensors, and the plugin each one then belongs to.
+LEGACY_PLUGINS = {"simple_value": "scalars", "histo": "histograms", "image": "images",
+                  "audio": "audio"}
+
+
+def initial_metadata(value):
+    """The SummaryMetadata TensorBoard keeps for a tag whose first value is `value`, or None.
+
+    A legacy value (simple_value, histo, image, audio) gets its plugin, its own display name or
+    else the tag, and its description; a tensor value keeps the metadata written with it."""
+    kind = value.WhichOneof("value")
+    plugin = LEGACY_PLUGINS.get(kind)
+    if plugin is None:
+        return value.metadata if value.HasField("metadata") else None
+    from lens.proto import summary_pb2
+
+    meta = summary_pb2.SummaryMetadata(
+        display_name=value.metadata.display_name or value.tag,
+        summary_description=value.metadata.summary_description)
+    meta.plugin_data.plugin_name = plugin
+    return meta
+
+
 def tensor_to_ndarray(tensor):
     """NumPy array of a TensorProto (numeric, bool, half or string dtypes)."""
     if tensor.dtype not in _DTYPES:
@@ -61,30 +84,54 @@ def histo_from_tensor(array):
             "bucket_limit": right.tolist(), "bucket": count.tolist()}
 
 
-def compress(histo, basis_points=BASIS_POINTS):
-    """[(bp, value)] for each basis point: the value below which bp/10000 of the weight lies.
+def histo_tensor(array):
+    """A TF2 histogram tensor kept as written: a [k, 3] array of (left, right, count)."""
+    array = np.asarray(array)
+    if array.dtype.kind not in "biuf" or (array.size and array.shape[-1] != 3):
+        raise ValueError("a histogram tensor must be numbers of shape [k, 3], got %s %s"
+                         % (array.dtype, list(array.shape)))
+    return array.reshape(-1, 3)
 
-    Interpolates linearly inside the bucket where the cumulative weight passes bp, between
-    max(previous limit, min) and min(limit, max); points past the data get max."""
+
+def legacy_buckets(histo):
+    """A HistogramProto dict as [k, 3] float32 (left, right, count), as TensorBoard reads it.
+
+    Empty buckets at both ends go (inner empty buckets stay), then the histogram's min and max
+    replace the outer edges, so no edge is +-DBL_MAX; all empty gives shape [0, 3]."""
     counts = np.asarray(histo["bucket"], dtype=np.float64)
-    limits = histo["bucket_limit"]
-    lo, hi = histo["min"], histo["max"]
-    if not histo["num"]:
+    full = np.flatnonzero(counts > 0)
+    if not len(full):
+        return np.zeros((0, 3), np.float32)
+    first, last = int(full[0]), int(full[-1])
+    inner = list(histo["bucket_limit"][first:last])
+    return np.array([[histo["min"]] + inner, inner + [histo["max"]], counts[first:last + 1]],
+                    dtype=np.float32).T
+
+
+def compress_buckets(buckets, basis_points=BASIS_POINTS):
+    """[(bp, value)]: the value below which bp/10000 of a [k, 3] histogram's weight lies.
+
+    Inside the bucket where the cumulative weight passes bp the value is interpolated linearly
+    between its left edge (the first bucket's left edge when nothing lies below) and its right
+    edge; zero-weight buckets are skipped; past the data every point is the last right edge."""
+    buckets = np.asarray(buckets, dtype=np.float64).reshape(-1, 3)
+    if not len(buckets):
         return [(bp, 0.0) for bp in basis_points]
-    total = counts.sum() or 1.0
-    cum = np.cumsum(counts * basis_points[-1] / total)
+    lowest, highest = buckets[0, 0], buckets[-1, 1]
+    rights, counts = buckets[:, 1], buckets[:, 2]
+    cum = np.cumsum(counts * basis_points[-1] / (counts.sum() or 1.0))
     out = []
     for bp in basis_points:
         i = int(np.searchsorted(cum, bp, side="right"))
         while i < len(cum) and cum[i] == (cum[i - 1] if i else 0.0):
-            i += 1  # empty bucket: its width carries no weight
+            i += 1  # a bucket without weight cannot hold the point
         if i >= len(cum):
-            out.append((bp, hi))
+            out.append((bp, float(highest)))
             continue
         below = cum[i - 1] if i else 0.0
-        left = lo if (i == 0 or below == 0) else max(limits[i - 1], lo)
-        right = min(limits[i], hi)
-        out.append((bp, left + (bp - below) * (right - left) / (cum[i] - below)))
+        left = lowest if below == 0 else max(rights[i - 1], lowest)
+        right = min(rights[i], highest)
+        out.append((bp, float(left + (bp - below) * (right - left) / (cum[i] - below))))
     return out
 
 

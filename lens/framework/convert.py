@@ -62,6 +62,9 @@ def _infer_numpy(value, dtype):
     elif arr.dtype.kind == "O":
         if any(isinstance(x, Tensor) for x in arr.ravel()):
             raise TypeError("Cannot build a constant from a list containing Tensors; use tf.stack.")
+        if any(x is not None and not isinstance(x, (bytes, str, numbers.Number)) for x in arr.ravel()):
+            raise TypeError("Failed to convert elements of %r to Tensor: a tensor holds numbers, bools "
+                            "or strings. Consider casting elements to a supported type." % (value,))
     return arr
 
 

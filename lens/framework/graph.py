@@ -201,6 +201,35 @@ class Operation:
         return str(self.node_def)
 
 
+def _inferred_shapes(op):
+    """op's shape function's answer; its ValueError names the op and input shapes, as TF's do."""
+    try:
+        return op._op_def.shape(op)
+    except ValueError as e:
+        msg = str(e)
+        if "'%s'" % op._name in msg or "{{node %s}}" % op._name in msg:
+            raise
+        raise ValueError("%s for '{{node %s}} = %s(%s)' with input shapes: %s."
+                         % (msg.rstrip("."), op._name, op._type,
+                            ", ".join(t._as_node_def_input() for t in op._inputs),
+                            ", ".join(shape_text(t._shape) for t in op._inputs))) from None
+
+
+def shape_text(shape):
+    """A shape as TF prints it in shape errors: [2,3], [?,3] or ? when the rank is unknown."""
+    if shape.ndims is None:
+        return "?"
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.as_list())
+
+
+def _raise_cross_graph(t, inputs, graph, op_type):
+    """ValueError naming a tensor from another graph and one from the op's graph (TF's wording)."""
+    mine = next((i for i in inputs if i._op._graph is graph), None)
+    other = "Tensor %s" % mine if mine is not None else "the %s op being created" % op_type
+    raise ValueError("%s must be from the same graph as %s (the inputs of one op must all be in one "
+                     "graph: build them under the same `with graph.as_default():`)." % (t, other))
+
+
 def _capture_frames(skip):
     """Cheap creation traceback: (file, line, func) innermost first, lens frames dropped."""
     f = sys._getframe(skip)
@@ -241,6 +270,8 @@ class Graph:
         self._attr_scope = {}
         self._var_scope_store = None
         self._building_function = False
+        self._unfeedable = set()
+        self._unfetchable = set()
 
     # ---------------------------------------------------------------- naming
     def unique_name(self, name, mark_as_used=True):
@@ -297,8 +328,7 @@ class Graph:
             if not isinstance(t, Tensor):
                 raise TypeError("Input to %s must be a Tensor, got %r" % (op_type, t))
             if t._op._graph is not self:
-                raise ValueError("Tensor %s must be from the same graph as the op being created"
-                                 " (%s)." % (t.name, op_type))
+                _raise_cross_graph(t, inputs, self, op_type)
         name = name or op_type
         if name.endswith("/"):
             name = name[:-1]
@@ -317,7 +347,7 @@ class Graph:
             for t, s in zip(op._outputs, shapes):
                 t._shape = as_shape(s)
         elif op._op_def.shape is not None:
-            for t, s in zip(op._outputs, op._op_def.shape(op)):
+            for t, s in zip(op._outputs, _inferred_shapes(op)):
                 t._shape = as_shape(s)
         op._frames = _capture_frames(frames_skip)
         self._add_op(op, control_inputs)
@@ -565,13 +595,22 @@ class Graph:
         """The VersionDef of GraphDefs made from this graph."""
         return self.as_graph_def().versions
 
-    def is_fetchable(self, tensor_or_op):
-        """Every op is fetchable in lens."""
-        return True
+    def prevent_feeding(self, tensor):
+        """Mark tensor as not feedable: a feed_dict holding it raises ValueError."""
+        self._unfeedable.add(tensor)
+
+    def prevent_fetching(self, op):
+        """Mark op (and so its outputs) as not fetchable: fetching it raises ValueError."""
+        self._unfetchable.add(op)
 
     def is_feedable(self, tensor):
-        """Every tensor is feedable in lens."""
-        return True
+        """False for tensors passed to prevent_feeding."""
+        return tensor not in self._unfeedable
+
+    def is_fetchable(self, tensor_or_op):
+        """False for ops passed to prevent_fetching, and for their outputs."""
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
 
     def __repr__(self):
         return "<lens.Graph object at %#x>" % id(self)

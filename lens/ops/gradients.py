@@ -6,6 +6,8 @@ from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import Tensor, get_default_graph, name_scope
 
 _BACKPROP_KINDS = ("float16", "float32", "float64", "complex64", "complex128")
+# What gradients flow through (TF's "trainable" dtypes): integer, bool and string values stop them.
+_TRAINABLE_KINDS = _BACKPROP_KINDS + ("bfloat16", "resource", "variant")
 
 
 def _backpropagatable(t):
@@ -25,11 +27,14 @@ def _to_tensor(x):
 
 
 def _reachable_forward(from_ops):
+    """Ops that a gradient can reach from from_ops: integer and string outputs are not followed."""
     seen = set(from_ops)
     stack = list(from_ops)
     while stack:
         op = stack.pop()
         for t in op._outputs:
+            if t.dtype.base_dtype.name not in _TRAINABLE_KINDS:
+                continue
             for c in t._consumers:
                 if c not in seen:
                     seen.add(c)
@@ -74,6 +79,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients="none"):
     """Symbolic d(sum ys)/d(x) for each x in xs; None for xs the ys do not depend on."""
+    mode = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if mode not in ("none", "zero"):
+        raise ValueError("Unknown value for unconnected_gradients: %r (use 'none' or 'zero')"
+                         % (unconnected_gradients,))
     ys = [_to_tensor(y) for y in _as_list(ys)]
     xs_in = _as_list(xs)
     xs = [x if isinstance(x, Tensor) else convert_to_tensor(x, as_ref=True) for x in xs_in]
@@ -93,9 +102,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         new_grad_ys = []
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             if gy is None:
-                if not y.dtype.is_floating and not y.dtype.is_complex:
-                    raise TypeError("Gradients of complex or integer tensors are not supported here: "
-                                    "%s has dtype %s" % (y.name, y.dtype.name))
+                # An integer y seeds ones too, as TF's; nothing flows back through integer values,
+                # so its xs get None.
                 shp = A.shape(y)
                 from lens.framework.convert import constant
                 one = constant(1, dtype=y.dtype.base_dtype, name="grad_ys_%d" % i)
@@ -172,7 +180,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             contribs = grads.get(x)
             r = _aggregate(contribs) if contribs else None
-            if r is None and unconnected_gradients == "zero":
+            if r is None and mode == "zero":
                 r = A.zeros_like(x)
             results.append(r)
         return results

@@ -488,6 +488,10 @@ def _one_hot_make(op, ctx):
 
     def run(indices, depth, on_value, off_value):
         idx = np.asarray(indices)
+        if not -1 <= axis <= idx.ndim:
+            raise errors.InvalidArgumentError(
+                None, op, "Expected axis to be -1 or between [0, %d).  But received: %d"
+                % (idx.ndim + 1, axis))
         if int(depth) < 0:
             raise errors.InvalidArgumentError(None, op, "depth must be non-negative, got: %d" % int(depth))
         hot = idx[..., None] == np.arange(int(depth), dtype=idx.dtype)   # out-of-range rows stay off
@@ -499,13 +503,14 @@ def _one_hot_make(op, ctx):
 def _one_hot_shape(op):
     i = op._inputs[0].shape
     d = const_value(op._inputs[1])
+    axis = op._attrs.get("axis", -1)
+    if axis < -1:
+        raise ValueError("axis must be >= -1, got %d" % axis)
     if i.ndims is None:
         return [unknown_shape()]
     dims = i.as_list()
-    axis = op._attrs.get("axis", -1)
-    if not -1 <= axis <= len(dims):
-        raise ValueError("Expected axis to be -1 or between [0, %d).  But received: %d for '%s' (op: 'OneHot')"
-                         % (len(dims) + 1, axis, op.name))
+    if axis > len(dims):    # TF's kernel, not its shape function, rejects this
+        return [unknown_shape()]
     pos = len(dims) if axis == -1 else axis
     return [TensorShape(dims[:pos] + [None if d is None else int(d)] + dims[pos:])]
 

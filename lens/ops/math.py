@@ -1,7 +1,7 @@
 """Elementwise math and cast: binary and unary ops with NumPy kernels (gradients needing array ops: math_grad.py)."""
 import numpy as np
 
-from lens.framework import dtypes as _dt
+from lens.framework import dtypes as _dt, errors
 from lens.framework.convert import apply_op, convert_to_tensor, graph_of
 from lens.framework.graph import Tensor, name_scope
 from lens.framework.registry import register_op
@@ -25,6 +25,16 @@ def _int_div(a, b):
     return np.floor_divide(a, b) if np.asarray(a).dtype.kind in "iu" else np.true_divide(a, b)
 
 
+def checked_int_division(fn):
+    """fn(a, b), failing as TF's kernels do where an integer divisor is 0 (NumPy gives 0 silently)."""
+    def run(a, b):
+        kind = b.dtype.kind if hasattr(b, "dtype") else np.asarray(b).dtype.kind
+        if kind in "iu" and not np.all(b):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        return fn(a, b)
+    return run
+
+
 _BINARY = [
     # op type, numpy kernel; the gradients need array and reduce ops (above math), so math_grad.py has them
     ("Add", np.add),
@@ -32,10 +42,10 @@ _BINARY = [
     ("Sub", np.subtract),
     ("Mul", np.multiply),
     ("RealDiv", np.true_divide),
-    ("Div", _int_div),
+    ("Div", checked_int_division(_int_div)),
     ("DivNoNan", lambda a, b: np.where(b == 0, np.zeros_like(a), np.true_divide(a, np.where(b == 0, 1, b)))),
-    ("FloorDiv", np.floor_divide),
-    ("FloorMod", np.mod),
+    ("FloorDiv", checked_int_division(np.floor_divide)),
+    ("FloorMod", checked_int_division(np.mod)),
     ("Pow", np.power),
     ("Maximum", np.maximum),
     ("Minimum", np.minimum),
@@ -84,10 +94,15 @@ def div_no_nan(x, y, name=None):
 # Cast lives here rather than in array (which re-exports it), as in TF's math_ops: truediv and range need it,
 # and array, which sits above math and sequence, uses them.
 def _cast_make(op, ctx):
-    dst = op._attrs["DstT"].as_numpy_dtype
-    if dst is np.object_:
-        return lambda x: np.asarray(x).astype(str).astype(object)
-    return lambda x: np.asarray(x).astype(dst)
+    src, dst = op._attrs["SrcT"], op._attrs["DstT"]
+    if (src.base_dtype == _dt.string) != (dst.base_dtype == _dt.string):
+        def unsupported(x):
+            raise errors.UnimplementedError(
+                None, op, "Cast %s to %s is not supported (use tf.strings.to_number / "
+                "tf.as_string to convert between strings and numbers)" % (src.name, dst.name))
+        return unsupported
+    np_dst = dst.as_numpy_dtype
+    return lambda x: np.asarray(x).astype(np_dst)
 
 
 def _cast_grad(op, grad):

@@ -133,7 +133,8 @@ def _xdivy_grad(op, g):
 
 
 register_op("Atan2", fn=np.arctan2, shape=M._bcast_shape, grad=_atan2_grad)
-register_op("TruncateDiv", fn=_truncate_div, shape=M._bcast_shape, not_differentiable=True)
+register_op("TruncateDiv", fn=M.checked_int_division(_truncate_div), shape=M._bcast_shape,
+            not_differentiable=True)
 def _truncatemod_grad(op, g):
     # TF defines none (its gradients() raises); this is FloorMod's with truncation, so programs
     # TF accepts behave the same and a gradient through it works here too.
@@ -141,7 +142,8 @@ def _truncatemod_grad(op, g):
     return binary_grad_pair(op, g, M.multiply(g, M.negative(truncatediv(x, y))))
 
 
-register_op("TruncateMod", fn=np.fmod, shape=M._bcast_shape, grad=_truncatemod_grad)
+register_op("TruncateMod", fn=M.checked_int_division(np.fmod), shape=M._bcast_shape,
+            grad=_truncatemod_grad)
 register_op("Xlogy", fn=_xlogy, shape=M._bcast_shape, grad=_xlogy_grad)
 register_op("Xdivy", fn=_xdivy, shape=M._bcast_shape, grad=_xdivy_grad)
 

@@ -21,8 +21,8 @@ def broadcast_shapes(a, b):
         elif x == y:
             out.append(x)
         else:
-            raise ValueError("Dimensions must be equal, but are %d and %d for shapes %s and %s"
-                             % (x, y, a, b))
+            raise ValueError("Dimensions must be equal, but are %d and %d (shapes %s and %s do not "
+                             "broadcast)" % (x, y, a, b))
     return TensorShape(out)
 
 

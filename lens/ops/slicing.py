@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from lens.framework import dtypes as _dt
+from lens.framework import dtypes as _dt, errors
 from lens.framework.convert import apply_op, convert_to_tensor, graph_of
 from lens.framework.graph import Tensor, name_scope
 from lens.ops.shapes import const_value
@@ -13,9 +13,26 @@ from lens.framework.tensor_shape import TensorShape, unknown_shape
 
 def _slice_kernel(x, begin, size):
     x = np.asarray(x)
+    begin, size = [int(b) for b in np.ravel(begin)], [int(s) for s in np.ravel(size)]
+    _check_slice(x.shape, begin, size)
     # builtins.slice: this module's own `slice` (the tf.slice wrapper) shadows the builtin.
-    idx = tuple(builtins.slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
+    idx = tuple(builtins.slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     return x[idx]
+
+
+def _check_slice(shape, begin, size):
+    """TF's bounds checks: NumPy would clip a slice past the end and return a smaller value."""
+    if len(begin) != len(shape) or len(size) != len(shape):
+        raise errors.InvalidArgumentError(
+            None, None, "Expected begin and size arguments to be 1-D tensors of size %d, but got "
+            "shapes [%d] and [%d] instead." % (len(shape), len(begin), len(size)))
+    for i, (b, s, n) in enumerate(zip(begin, size, shape)):
+        if not 0 <= b <= n:
+            raise errors.InvalidArgumentError(None, None, "Expected begin[%d] in [0, %d], but got %d"
+                                              % (i, n, b))
+        if s != -1 and not 0 <= s <= n - b:
+            raise errors.InvalidArgumentError(None, None, "Expected size[%d] in [0, %d], but got %d"
+                                              % (i, n - b, s))
 
 
 def _slice_shape(op):

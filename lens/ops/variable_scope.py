@@ -5,6 +5,7 @@ import enum
 from lens.framework import dtypes as _dt
 from lens.framework.graph import GraphKeys, get_default_graph, name_scope
 from lens.framework.tensor_shape import as_shape
+from lens.framework.sources import user_frames
 
 
 class _ReuseMode(enum.Enum):
@@ -154,7 +155,7 @@ class _VariableStore:
 
 def _where(v):
     frames = v.op.traceback
-    user = [f for f in frames if "/lens/engine/" not in f[0]] or frames
+    user = user_frames(frames) or frames
     return "\n".join('  File "%s", line %d, in %s\n    %s' % f for f in user[-3:])
 
 

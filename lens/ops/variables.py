@@ -1,10 +1,9 @@
 """TF1 reference variables: `v`, `v/read`, `v/Assign`, `v/initial_value`; assign ops; initializers."""
 import numpy as np
 
-from lens.framework import errors
-from lens.framework import dtypes as _dt
+from lens.framework import errors, dtypes as _dt
 from lens.framework.convert import convert_to_tensor, register_tensor_conversion_function
-from lens.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
+from lens.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope, shape_text
 from lens.framework.registry import register_op
 from lens.framework.default_session import get_default_session
 from lens.framework.tensor_shape import as_shape
@@ -69,8 +68,27 @@ def _update_make(ufunc):
     return make
 
 
+def _assign_shape(op):
+    """The variable's shape merged with the value's (TF's build-time check) unless validate_shape=False."""
+    ref, value = op._inputs[0].shape, op._inputs[1].shape
+    if not op._attrs.get("validate_shape", True):
+        return [value]
+    if ref.ndims is not None and value.ndims is not None:
+        if ref.ndims != value.ndims:
+            raise ValueError("Shapes must be equal rank, but are %d and %d (assigning to variable %s; "
+                             "pass validate_shape=False to change its shape)"
+                             % (ref.ndims, value.ndims, op._inputs[0].op.name))
+        for i, (a, b) in enumerate(zip(ref.as_list(), value.as_list())):
+            if a is not None and b is not None and a != b:
+                raise ValueError("Dimension %d in both shapes must be equal, but are %d and %d. Shapes are "
+                                 "%s and %s (assigning to variable %s; pass validate_shape=False to "
+                                 "change its shape)" % (i, a, b, shape_text(ref), shape_text(value),
+                                                        op._inputs[0].op.name))
+    return [ref.merge_with(value)]
+
+
 register_op("Assign", make=_assign_make, handle_inputs=(0,), not_differentiable=True, stateful=True,
-            shape=lambda op: [op._inputs[0].shape])
+            shape=_assign_shape)
 register_op("AssignAdd", make=_update_make(np.add), handle_inputs=(0,), not_differentiable=True,
             stateful=True, shape=lambda op: [op._inputs[0].shape])
 register_op("AssignSub", make=_update_make(np.subtract), handle_inputs=(0,), not_differentiable=True,

@@ -122,8 +122,9 @@ def test_text_tensor_ranks():
     assert text_to_html(np.array("**hi**", dtype=object)) == "<p><strong>hi</strong></p>"
     table = text_to_html(np.array([["a", "<b>"], ["c", "d"]], dtype=object))
     assert table.count("<tr>") == 2 and "&lt;b&gt;" in table
-    cube = text_to_html(np.array([[["x", "y"]]], dtype=object))
-    assert "Warning" in cube and cube.count("<td>") == 1
+    cube = text_to_html(np.array([[["x", "y"]], [["z", "w"]]], dtype=object))
+    # As TensorBoard: the slice at index 0 of the leading axis, i.e. one row "x", "y".
+    assert "Warning" in cube and cube.count("<td>") == 2 and "y" in cube and "z" not in cube
 
 
 def test_sniff_content_type():

@@ -125,3 +125,25 @@ def test_line_fragments_style_links_and_matches():
     assert frags[0] == ("fg:ansiblack bg:ansiwhite reverse", "Te")
     assert frags[-1] == ("bold underline", "x:0")
     assert line_fragments("abc", [Span(0, 3, "red")]) == [("fg:ansired", "abc")]
+
+
+def test_failed_redirect_shows_in_the_pane_not_on_stderr(app_parts, capfd):
+    _, probes, _, tmp_path = app_parts
+    missing = tmp_path / "no" / "dir" / "out.txt"
+    ui, _ = drive(app_parts, ["lt > %s\r" % missing, "probe\r", "exit\r"])
+    assert probes[0]["first"] == ("ERROR: Failed to write output to %s: No such file or "
+                                  "directory" % missing)
+    assert probes[0]["toast"] == "ERROR: Failed to write output to %s" % missing
+    assert ui.screen.lines[2] == "13 dumped tensor(s):"  # the output is still there
+    assert capfd.readouterr().err == ""
+
+
+def test_clicking_next_on_a_paged_value_shows_the_next_page(app_parts):
+    shell, probes, _, _ = app_parts
+    command = 'ev -a "np.arange(30000.)"'
+    first = shell.registry.dispatch(command)
+    line = next(i for i, text in enumerate(first.lines) if text.startswith("Page 1 of 3"))
+    col = first.lines[line].index("next") + 1
+    drive(app_parts, [click(col, 2 + line), "probe\r", "exit\r"], initial=command)
+    assert probes[0]["command"] == 'eval "np.arange(30000.)" -a --page 2'
+    assert shell.current.lines[line].startswith("Page 2 of 3: [10000:20000]")

@@ -83,3 +83,25 @@ def test_custom_filter_and_dtype_regex_use_the_hook_too():
     assert "x:0" not in calls and calls  # fed tensors are not watched
     assert all(d.value.dtype == np.float32 for d in sink.data if hasattr(d.value, "dtype"))
     assert [d.tensor_name for d in sink.tripped] == ["MatMul:0", "Relu:0", "y:0"]
+
+
+def test_numpy_scalar_outputs_are_checked_as_their_dump_will_be():
+    """A ufunc on a 0-d array returns a NumPy scalar; the dump stores a 0-d tensor."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        neg = tf.negative(tf.reduce_sum(x), name="neg")
+    sess = tf.Session(graph=graph)
+    feed = {x: np.array([1.0, np.inf], np.float32)}
+    sink, _ = _filtered_run(sess, [neg], feed, {})
+    assert type(next(d.value for d in sink.data if d.node_name == "neg")) is np.float32
+    assert [d.tensor_name for d in sink.tripped] == ["Sum:0", "neg:0"]
+    seen = {}
+
+    def spy(datum, tensor):
+        seen[datum.tensor_name] = type(tensor)
+        return False
+    _filtered_run(sess, [neg], feed, {}, fn=spy)
+    assert seen["neg:0"] is np.ndarray  # what `lt -f` hands the same filter after loading
+    assert has_inf_or_nan(None, float("nan")) and has_inf_or_nan(None, np.complex64(np.inf))
+    assert not has_inf_or_nan(None, np.float64(1.0)) and not has_inf_or_nan(None, 3)

@@ -132,3 +132,50 @@ def test_filter_registry():
     filters.allow_nodes([r"safe/.*"])
     assert filters.is_allowed("safe/Sqrt") and not filters.is_allowed("unsafe")
     assert filters.is_allowed("unsafe", exclude_regex="uns")
+
+
+def _page_elements(screen):
+    """How many array elements a formatted screen prints."""
+    body = screen.text.split("\n\n")[-1]
+    return len(tensor_format._ELEMENT_RE.findall(tensor_format._TRAILER_RE.split(body)[0]))
+
+
+def test_print_all_pages_a_large_value_and_indices_stay_global():
+    value = np.arange(30000.0).reshape(3, 100, 100)  # a 100x100 block fills a page
+    first = tensor_format.format_tensor(value, "v:0", print_all=True)
+    assert tensor_format.page_count(value.shape) == 3
+    assert "Page 1 of 3: [0:1, :, :]" in first.lines
+    assert "..." not in first.text and _page_elements(first) == 10000
+    links = [command for _, _, command in first.links()]
+    assert links == []  # no command to repeat: no links
+    last = tensor_format.format_tensor(value, "v:0", print_all=True, page=3,
+                                       page_command=lambda n: "pt v:0 -a --page %d" % n)
+    assert "Page 3 of 3: [2:3, :, :]  prev" in last.lines
+    assert [command for _, _, command in last.links()] == ["pt v:0 -a --page 2"]
+    firsts = last.annotations["element_indices"]
+    assert firsts[min(firsts)] == [2, 0, 0] and firsts[max(firsts)][:2] == [2, 99]
+    # The printed numbers are the elements the indices name.
+    line = min(firsts)
+    assert last.lines[line].lstrip("array([").startswith("20000.")
+
+
+def test_page_shapes_rows_columns_and_small_values():
+    assert tensor_format.page_count((3000, 3000)) == 1000  # 3 rows of 3000 per page
+    assert tensor_format.page_index((3000, 3000), 2) == (slice(3, 6),)
+    assert tensor_format.page_count((2, 25000)) == 6  # a row too long for a page is split
+    assert tensor_format.page_index((2, 25000), 4) == (1, slice(0, 10000))
+    assert tensor_format.page_index((2, 25000), 6) == (1, slice(20000, 25000))
+    assert tensor_format.page_count((10000,)) == 1 and tensor_format.page_count(()) == 1
+    small = tensor_format.format_tensor(np.arange(5000.0), "v:0", print_all=True)
+    assert not any(line.startswith("Page ") for line in small.lines)
+    assert _page_elements(small) == 5000  # tfdbg's -a: everything, no ellipsis
+
+
+def test_highlight_counts_the_whole_value_on_a_page():
+    value = np.arange(20000.0)
+    screen = tensor_format.format_tensor(value, "v:0", print_all=True, page=2,
+                                         ranges=[(15000.0, 15002.0)], ranges_text="[15000, 15002]")
+    assert screen.lines[0].endswith("Highlighted([15000, 15002]): 3 of 20000 element(s) (0.01%)")
+    bold = [screen.lines[i][s.start:s.end] for i in screen.spans for s in screen.spans_at(i)
+            if s.style == "bold" and i > 3]
+    assert bold[-3:] == ["15000.", "15001.", "15002."]

@@ -168,6 +168,72 @@ def test_eval(registry, mlp_dump_dir):
     assert "ZeroDivisionError" in run(registry, "eval 1/0").text
 
 
+def test_eval_and_pt_all_show_a_large_value_one_page_at_a_time(registry):
+    """-a on 9M elements shows one page (the UI stays responsive) with prev/next links."""
+    screen = run(registry, 'ev -a "np.arange(9e6).reshape(3000, 3000)"', width=120)
+    assert "Page 1 of 1000: [0:3, :]  next" in screen.lines
+    assert "..." not in screen.text and screen.text.count("\n") < 1000
+    (_, _, next_page), = screen.links()
+    assert next_page == 'eval "np.arange(9e6).reshape(3000, 3000)" -a --page 2'
+    second = run(registry, next_page, width=120)
+    assert "Page 2 of 1000: [3:6, :]  prev  next" in second.lines
+    firsts = second.annotations["element_indices"]
+    assert firsts[min(firsts)] == [3, 0]
+    assert second.lines[min(firsts)].startswith("array([[ 9000.,  9001.,")
+    # Without -a the value is summarised, numpy style.
+    summary = run(registry, 'ev "np.arange(9e6).reshape(3000, 3000)"')
+    assert "..." in summary.text and not any(line.startswith("Page ") for line in summary.lines)
+    assert "There is no page 1001" in run(registry, 'ev -a "np.ones((3000, 3000))" '
+                                                    "--page 1001").lines[0]
+    assert "--page goes with -a" in run(registry, 'ev "np.ones(3)" --page 1').lines[0]
+    # A dumped tensor small enough for one page prints whole, as tfdbg's pt -a does.
+    whole = run(registry, "pt -a -n 0 hidden/Relu:0 --page 1")
+    assert whole.lines[:3] == ['Tensor "hidden/Relu:0:DebugIdentity":', "  dtype: float32",
+                               "  shape: (4, 5)"]
+    assert run(registry, "pt -a hidden/Relu:0 --page 2").lines[0].startswith(
+        "ERROR: There is no page 2: -a shows this value in 1 page(s)")
+
+
+def test_print_feed_pages_too():
+    from lens.dbg import run_screens
+    registry = CommandRegistry()
+    registry.register("print_feed", run_screens.make_print_feed_handler(
+        {"x:0": np.zeros((4, 5000))}), aliases=["pf"], parser=run_screens.print_feed_parser())
+    screen = run(registry, "pf x:0 -a --page 2")
+    assert "Page 2 of 2: [2:4, :]  prev" in screen.lines
+    assert screen.links()[0][2] == "print_feed x:0 -a --page 1"
+
+
+DEEP = "(" * 5000  # nests deeper than re's parser can recurse
+DEEP_SHOWN = '"%s... (5000 characters)": groups nested too deeply' % ("(" * 60)
+
+
+@pytest.mark.parametrize("command, flag", [
+    ("lt -n %s", "--node_name_filter"), ("lt -t %s", "--op_type_filter"),
+    ("lt -f has_inf_or_nan -fenn %s", "--filter_exclude_node_names")])
+def test_bad_regexes_give_one_clear_error_line(registry, command, flag):
+    screen = run(registry, command % DEEP)
+    assert screen.lines == ["ERROR: Invalid regular expression for %s: %s" % (flag, DEEP_SHOWN)]
+    assert screen.annotations["is_error"] and "red" in screen.styled(0, "ERROR")
+    assert run(registry, command % "[").lines == [
+        'ERROR: Invalid regular expression for %s: "[": unterminated character set at '
+        "position 0" % flag]
+    assert "repetition number is too large" in run(registry, command % "a{99999999999}").text
+
+
+def test_list_profile_regexes_too():
+    from lens.dbg.profile import ProfileCommands
+    from lens.proto import config_pb2
+    metadata = config_pb2.RunMetadata()
+    metadata.step_stats.dev_stats.add(device="/job:localhost/replica:0/task:0/device:CPU:0")
+    registry = CommandRegistry()
+    ProfileCommands(metadata, None).register(registry)
+    for flag in ("-d", "-n", "-t", "-f"):
+        screen = run(registry, "lp %s %s" % (flag, DEEP))
+        assert len(screen.lines) == 1 and screen.lines[0].endswith(DEEP_SHOWN)
+    assert run(registry, "lp -n Mat").lines[1].startswith("Device 1 of 1")
+
+
 def test_help_version_config_and_errors(registry, tmp_path):
     assert run(registry, "foo").lines == ['ERROR: Invalid command prefix "foo"']
     whole = run(registry, "help")

@@ -38,9 +38,24 @@ def test_redirect_writes_plain_text(shell, tmp_path):
     result = shell.execute("lt > %s" % target)
     assert result.toast == "INFO: Wrote output to %s" % target
     assert target.read_text().startswith("13 dumped tensor(s):\n")
-    bad = shell.execute("lt > %s" % (tmp_path / "no" / "dir" / "x"))
-    assert bad.toast_is_error and bad.toast.startswith("ERROR: Failed to write output to")
+    missing = tmp_path / "no" / "dir" / "x"
+    bad = shell.execute("lt > %s" % missing)
+    assert bad.toast_is_error and bad.toast == "ERROR: Failed to write output to %s" % missing
+    # The reason is in the output pane, above the output that could not be saved.
+    assert bad.screen.lines[:3] == [
+        "ERROR: Failed to write output to %s: No such file or directory" % missing, "",
+        "13 dumped tensor(s):"]
+    assert "red" in bad.screen.styled(0, "ERROR") and "is_error" not in bad.screen.annotations
+    assert ("x:0", "pt x:0") in [(text, command) for _, text, command in bad.screen.links()]
     assert shell.execute("lt >").toast == "ERROR: Redirect file path is empty"
+
+
+def test_failed_redirect_keeps_line_annotations_in_place(shell, tmp_path, capfd):
+    screen = shell.execute("pt -a x:0 > %s" % tmp_path).screen  # a directory: not writable
+    assert screen.lines[0].startswith("ERROR: Failed to write output to %s: " % tmp_path)
+    firsts = screen.annotations["element_indices"]
+    assert screen.lines[min(firsts)].startswith("array([[")  # indices moved down with lines
+    assert capfd.readouterr().err == ""  # nothing behind the full-screen UI's back
 
 
 def test_navigation_history(shell):
@@ -62,7 +77,8 @@ def test_mouse_and_search_toasts(shell):
     shell.execute("lt")
     assert shell.execute("/Soft").search == "Soft"
     assert shell.execute("/zzz").toast == "Pattern not found"
-    assert shell.execute("/[").toast == 'ERROR: Invalid regular expression: "["'
+    assert shell.execute("/[").toast == ('ERROR: Invalid regular expression: "[": '
+                                          "unterminated character set at position 0")
     assert shell.execute("/").search == "Soft"  # bare '/' repeats the last search
 
 
@@ -87,6 +103,16 @@ def test_run_command_validation(shell):
         'ERROR: tensor filter "nope" does not exist.']
     assert "only with" in shell.execute("run -fenn x").screen.text
     assert "Invalid regular expression" in shell.execute("run --node_name_filter (").screen.text
+    deep = "(" * 5000
+    for flag in ("--node_name_filter", "--op_type_filter", "--tensor_dtype_filter"):
+        screen = shell.execute("run %s %s" % (flag, deep)).screen
+        assert screen.lines[0].startswith("ERROR: Invalid regular expression for %s: " % flag)
+        assert screen.lines[0].endswith("groups nested too deeply") and len(screen.lines) == 1
+    assert shell.execute("run -f has_inf_or_nan -fenn %s" % deep).screen.lines[0].endswith(
+        "groups nested too deeply")
+    shell.execute("lt")
+    assert shell.execute("/" + deep).toast.endswith("(5000 characters)\": groups nested too "
+                                                     "deeply")
     done = shell.execute("run -t 3 --op_type_filter MatMul")
     assert done.exited and done.exit_token["args"].times == 3
     assert done.exit_token["args"].op_type_filter == "MatMul"

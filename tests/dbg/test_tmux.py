@@ -88,4 +88,9 @@ def test_run_till_inf_then_inspect(debugger):
     while not status.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert status.read_text().strip() == "EXIT=1"
-    assert "step 3 loss" in tmux.screen() and "step 4 loss" not in tmux.screen()
+    lines = tmux.screen().split("\n")
+    assert "step 4 loss" not in "\n".join(lines)
+    # Back on the shell's screen: the status lines and the program's prints are whole lines.
+    assert "run -f has_inf_or_nan: filter passed at run #4 (3 tensor(s))" in lines
+    steps = [line for line in lines if "step " in line and " loss " in line]
+    assert [line.split()[:2] for line in steps] == [["step", "1"], ["step", "2"], ["step", "3"]]

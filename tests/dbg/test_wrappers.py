@@ -2,6 +2,7 @@
 
 import io
 import os
+import select
 import subprocess
 import sys
 
@@ -137,6 +138,49 @@ def test_local_cli_filter_run_checks_in_memory(monkeypatch, capsys):
     assert not os.path.exists(wrapped.dump_root)  # dump removed after the run-end screen
 
 
+def _read_pty(master):
+    chunks = []
+    while select.select([master], [], [], 0)[0]:
+        chunks.append(os.read(master, 65536))
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_filter_progress_lines_on_a_terminal_agree_with_the_screen(monkeypatch, capsys):
+    """The `run -f` status lines are whole lines, and count what `lt -f` then lists."""
+    sys.path.insert(0, HERE)
+    import inf_model
+    graph = tf.Graph()
+    with graph.as_default():
+        x, loss, train = inf_model.build()
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=graph)
+    sess.run(init)
+    wrapped = tf_debug.LocalCLIDebugWrapperSession(sess, ui_type="readline")
+    master, slave = os.openpty()  # a real terminal for stderr, as when run from a shell
+    terminal = os.fdopen(slave, "w")
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("run -f has_inf_or_nan\nrun\n"))
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for step in range(4):
+                wrapped.run([loss, train], feed_dict={x: np.ones((2, 3), np.float32) / 3})
+                print("step %d done" % (step + 1), file=terminal, flush=True)  # the program's
+        shown = _read_pty(master).split("\n")
+    finally:
+        terminal.close()
+        os.close(master)
+    assert shown[:2] == ["run -f has_inf_or_nan: 1 run(s) checked, no tensor passed the "
+                         "filter yet (run #1)", "step 1 done"]
+    # Runs 2 and 3 come within the rationing interval: no line, the program's own only.
+    assert shown[2:6] == ["step 2 done", "step 3 done",
+                          "run -f has_inf_or_nan: filter passed at run #4 (3 tensor(s))",
+                          "step 4 done"]
+    # Neg's output is a NumPy scalar (-inf): held in memory it must count as in the dump.
+    out = capsys.readouterr().out
+    assert '3 dumped tensor(s) passing filter "has_inf_or_nan":' in out
+    assert out.split("Tensor name")[1].split("\n")[3].endswith("cross_entropy/Neg:0")
+
+
 def test_allowed_inf_nodes_do_not_trip(monkeypatch, capsys):
     sys.path.insert(0, HERE)
     import inf_model
@@ -270,6 +314,10 @@ def test_print_source_and_list_source(tmp_path):
     assert nodes >= 8 and dumps >= tensors_count > 0
     assert "lens library file(s):" in listing.lines
     assert registry.dispatch("ps /nope.py").lines[0].startswith("ERROR: Cannot read")
+    for flag in ("--path_filter", "--node_name_filter"):
+        bad = registry.dispatch("ls %s %s" % (flag, "(" * 5000))
+        assert len(bad.lines) == 1 and bad.lines[0].startswith(
+            "ERROR: Invalid regular expression for %s: " % flag)
 
 
 def test_thread_name_filter_skips_other_threads(mlp, tmp_path):

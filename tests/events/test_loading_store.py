@@ -54,16 +54,18 @@ def test_session_start_in_a_later_file_and_later_batch(tmp_path):
     assert values.tolist() == [1] * 10 + [2] * 10
 
 
-def test_out_of_order_step_discards_later_points_of_that_tag_only(tmp_path):
+def test_a_step_going_back_keeps_every_point_in_step_order(tmp_path):
     path = tmp_path / "events.out.tfevents.1.h"
     events = [tb_scalar_event("a", s, s) for s in range(50)]
     events += [tb_scalar_event("b", s, s) for s in range(50)]
-    events += [tb_scalar_event("a", s, 100 + s) for s in range(30, 40)]  # 'a' restarts at 30
+    events += [tb_scalar_event("a", s, 100 + s) for s in range(30, 40)]  # 'a' goes back to 30
     write_events(str(path), events)
     store, _ = _load(path)
     steps, _, values = store.scalars["a"].arrays()
-    assert steps.tolist() == list(range(40))
-    assert values[30:].tolist() == [100 + s for s in range(30, 40)]
+    # No SessionLog.START: nothing is purged; the later points slot in after the earlier ones.
+    assert steps.tolist() == list(range(30)) + [s for s in range(30, 40) for _ in (0, 1)] + \
+        list(range(40, 50))
+    assert values[30:50].tolist() == [v for s in range(30, 40) for v in (s, 100 + s)]
     assert _steps(store, "b") == list(range(50))
 
 
@@ -74,7 +76,7 @@ def test_equal_steps_are_all_kept():
     series.append(np.array([1]), np.zeros(1), np.array([7], np.float32))
     assert series.arrays()[2].tolist() == [0, 1, 2, 3, 4, 7]  # equal to the last step: kept
     series.append(np.array([0]), np.zeros(1), np.array([8], np.float32))
-    assert series.arrays()[2].tolist() == [8]  # below the last step: a restart at step 0
+    assert series.arrays()[2].tolist() == [0, 1, 2, 8, 3, 4, 7]  # below the last: slotted in
 
 
 def test_series_growth_keeps_memory_under_32_bytes_per_scalar():

@@ -15,6 +15,7 @@ window.lens = (function () {
   let reloadSeconds = 5;
   let loadingDone = false;
   let runsEvents = -1;  // events the server had read when it last listed the runs
+  let runErrors = {};  // run -> {count, skipped, first}: errors met while loading that run
 
   function escapeHtml(s) {
     return String(s).replace(/[&<>"']/g, (c) => ({
@@ -120,9 +121,28 @@ window.lens = (function () {
       name.className = "run-name";
       name.textContent = run;
       label.append(box, swatch, name);
+      if (runErrors[run]) label.append(errorMark(runErrors[run]));
       item.append(label);
       list.append(item);
     }
+  }
+  // A warning sign whose tooltip says what went wrong; the server's message stays plain text.
+  function errorMark(err) {
+    const mark = document.createElement("span");
+    mark.className = "run-warning";
+    mark.textContent = "\u26a0";
+    const lost = err.skipped ? err.skipped + " record(s) or value(s) could not be read. " :
+      "Nothing was lost. ";
+    mark.title = err.count + " error(s) while loading this run. " + lost + "First: " + err.first;
+    mark.setAttribute("aria-label", mark.title);
+    mark.setAttribute("role", "img");
+    return mark;
+  }
+  function noteErrors(errors) {
+    errors = errors || {};
+    if (JSON.stringify(errors) === JSON.stringify(runErrors)) return;
+    runErrors = errors;
+    renderRunList();
   }
   function notifyRunsChanged() {
     for (const d of dashboards) d.stale = true;
@@ -219,9 +239,10 @@ window.lens = (function () {
   async function reload() {
     try {
       // Both at once: each round trip delays the first chart.
-      const [changed, plugins] = await Promise.all([refreshRuns(),
-        fetchJSON("/data/plugins_listing")]);
+      const [changed, plugins, progress] = await Promise.all([refreshRuns(),
+        fetchJSON("/data/plugins_listing"), fetchJSON("/data/lens/progress").catch(() => null)]);
       listing = plugins;
+      if (progress) noteErrors(progress.errors);
       renderTabs();
       const justMounted = !active;
       if (!active) activate(defaultDashboard());
@@ -242,6 +263,7 @@ window.lens = (function () {
     let p;
     try { p = await fetchJSON("/data/lens/progress"); } catch (e) { return; }
     reloadSeconds = Math.max(2, p.reload_interval || 5);
+    noteErrors(p.errors);
     const box = document.getElementById("progress");
     const wasDone = loadingDone;
     loadingDone = !!p.done;
