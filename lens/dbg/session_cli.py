@@ -46,10 +46,10 @@ class SessionCLI:
         return registry
 
     def _launch(self, registry, title, title_style, initial_command):
-        from lens.dbg import cli  # the only prompt_toolkit importer, loaded on first use
+        from lens.dbg import fullscreen  # the only prompt_toolkit importer, loaded on first use
         shell = Shell(registry, title=title, title_style=title_style, history=self.history)
         shell.mouse_on = bool(self.config.get("mouse_mode"))
-        token = cli.launch(shell, initial_command, self.ui_type)
+        token = fullscreen.launch(shell, initial_command, self.ui_type)
         if not token or token.get("action") == "exit":
             print("Note: user exited from debugger CLI: Calling sys.exit(1).", file=sys.stderr)
             sys.exit(1)

@@ -22,6 +22,8 @@ UNAUTHENTICATED = 16
 class OpError(Exception):
     """A failure while running an op; carries the op, its NodeDef and an error code."""
 
+    __module__ = "lens.errors"  # its public path (tf.errors.OpError)
+
     error_code = UNKNOWN
 
     def __init__(self, node_def, op, message, error_code=None):
@@ -58,7 +60,9 @@ def _make(name, code, doc):
     """Define an OpError subclass with a fixed error code."""
     def __init__(self, node_def, op, message, *args):
         OpError.__init__(self, node_def, op, message, code)
-    return type(name, (OpError,), {"__init__": __init__, "error_code": code, "__doc__": doc})
+    # Shown as lens.errors.<Name> in tracebacks: the public path users catch it by (tf.errors).
+    return type(name, (OpError,), {"__init__": __init__, "error_code": code, "__doc__": doc,
+                                   "__module__": "lens.errors"})
 
 
 CancelledError = _make("CancelledError", CANCELLED, "An operation was cancelled.")

@@ -5,7 +5,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from lens.dbg.analyzer import DebugAnalyzer
-from lens.dbg.cli import FullScreenUI, line_fragments
+from lens.dbg.fullscreen import FullScreenUI, line_fragments
 from lens.dbg.commands import CommandRegistry, register_common
 from lens.dbg.config import CLIConfig
 from lens.dbg.filters import FilterRegistry

@@ -21,7 +21,7 @@ def test_every_registered_op_has_a_gradient_or_is_marked_not_differentiable():
 def test_every_registered_op_appears_in_the_op_table():
     covered = {row.op for row in ALL_ROWS}
     missing = sorted(set(registered_ops()) - covered - set(NOT_IN_TABLE))
-    assert not missing, ("registered ops with no row in tests/engine/optable_rows_*.py: %s; add a row with "
+    assert not missing, ("registered ops with no row in tests/ops/optable_rows_*.py: %s; add a row with "
                          "a NumPy reference (or a self-checking row for stateful ops)" % missing)
 
 

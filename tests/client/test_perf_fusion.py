@@ -7,7 +7,7 @@ import lens as tf
 from lens import dbg as tf_debug
 from lens.client import plan_opt
 from lens.ops import nn as nn_ops
-from tests.engine.plan_switch import plan_rewrites, run_model
+from tests.client.plan_switch import plan_rewrites, run_model
 
 
 @pytest.fixture(autouse=True)

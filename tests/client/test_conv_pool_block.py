@@ -5,8 +5,8 @@ import pytest
 
 import lens as tf
 from lens.client import plan as plan_mod
-from tests.engine import conv_refs as R
-from tests.engine.plan_switch import plan_rewrites, run_model
+from tests.ops import conv_refs as R
+from tests.client.plan_switch import plan_rewrites, run_model
 
 
 def _layer(rng, h=12, c=1, out=4, k=3, stride=1, pool=2, padding="SAME", pool_padding="SAME", x_var=False,

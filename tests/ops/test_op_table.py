@@ -9,7 +9,7 @@ import lens.events.summary_ops  # noqa: F401 - registers the summary op types
 from lens.framework.registry import registered_ops
 from optable_lib import check_row
 
-# Every tests/engine/optable_rows_*.py module contributes its ROWS (a new op family adds a file).
+# Every tests/ops/optable_rows_*.py module contributes its ROWS (a new op family adds a file).
 ALL_ROWS = tuple(row for path in sorted(pathlib.Path(__file__).parent.glob("optable_rows_*.py"))
                  for row in importlib.import_module(path.stem).ROWS)
 

@@ -1,4 +1,4 @@
-"""Every engine test starts on a fresh default graph."""
+"""The autouse fixture of the engine test folders: every test starts on a fresh default graph."""
 import pytest
 
 import lens as tf
