@@ -4,7 +4,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from optable_lib import dataset_elements
+from tests.ops.optable_lib import dataset_elements
 
 
 def _drain(sess, nxt, limit=1000):

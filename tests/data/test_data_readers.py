@@ -6,7 +6,7 @@ import pytest
 
 import lens as tf
 from lens import errors
-from optable_lib import dataset_elements
+from tests.ops.optable_lib import dataset_elements
 
 
 def test_tfrecord_dataset_reads_tensorboards_writer(tmp_path):
