@@ -15,6 +15,7 @@ from lens.ops.math import sigmoid, tanh  # noqa: F401 - tf.nn re-exports them
 from lens.ops.reduce import reduce_mean, reduce_sum
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
+from lens.ops.shapes import broadcast_shapes
 
 _SELU_SCALE = 1.0507009873554804934193349852946
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -441,6 +442,14 @@ def _move_axis_last(t, axis):
     return A.transpose(t, [i for i in range(rank) if i != axis] + [axis])
 
 
+def _same_rows(a, b):
+    """True when flattening the outer dims gives a and b one shape ([10] and [1, 10], as TF does)."""
+    da, db = a.as_list(), b.as_list()
+    if not (da and db) or da[-1] != db[-1] or None in da or None in db:
+        return False
+    return int(np.prod(da[:-1])) == int(np.prod(db[:-1]))
+
+
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
     """-sum(labels * log_softmax(logits)) along axis; gradients flow into logits and labels."""
     axis = -1 if axis is None and dim is None else (dim if axis is None else axis)
@@ -449,9 +458,10 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         labels = A.cast(convert_to_tensor(labels, name="labels"), logits.dtype.base_dtype)
         static = logits.shape
         if static.ndims is not None and labels.shape.ndims is not None and \
-                not static.is_compatible_with(labels.shape):
-            raise ValueError("logits and labels must have the same shape, got logits %s and labels %s"
-                             % (static, labels.shape))
+                not static.is_compatible_with(labels.shape) and not _same_rows(static, labels.shape):
+            # TF's kernel broadcasts labels against logits (e.g. labels [10] with logits [1, 10]).
+            broadcast_shapes(static, labels.shape)  # ValueError naming both shapes if they can't
+            labels = A.broadcast_to(labels, A.shape(logits))
         input_rank = A.rank(logits)
         if axis != -1 and not (static.ndims is not None and axis == static.ndims - 1):
             logits, labels = _move_axis_last(logits, axis), _move_axis_last(labels, axis)

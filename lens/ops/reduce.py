@@ -298,6 +298,16 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=_dt.int64): 
     return _arg("ArgMin", input, axis, name, dimension, output_type)
 
 
+def arg_max(input, dimension, output_type=_dt.int64, name=None):  # noqa: A002
+    """TF1's tf.arg_max: argmax with a required dimension (the raw ArgMax op's signature)."""
+    return _arg("ArgMax", input, dimension, name, None, output_type)
+
+
+def arg_min(input, dimension, output_type=_dt.int64, name=None):  # noqa: A002
+    """TF1's tf.arg_min: argmin with a required dimension."""
+    return _arg("ArgMin", input, dimension, name, None, output_type)
+
+
 register_op("InvertPermutation", fn=lambda p: np.argsort(p).astype(np.asarray(p).dtype),
             shape=lambda op: [op._inputs[0].shape], not_differentiable=True)
 

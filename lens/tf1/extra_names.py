@@ -15,6 +15,7 @@ _SOURCES = {
                              "identity_initializer", "diag", "diag_part"],
     "lens.ops.variable_scope": ["get_variable", "variable_scope", "get_variable_scope", "AUTO_REUSE",
                                    "VariableScope", "get_local_variable", "variable_op_scope"],
+    "lens.ops.reduce": ["arg_max", "arg_min"],
     "lens.ops.clip": ["clip_by_norm", "clip_by_average_norm", "clip_by_global_norm", "global_norm"],
     "lens.ops.control_flow": ["cond", "case", "while_loop", "map_fn", "scan", "foldl", "foldr", "Assert",
                                      "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",

@@ -120,3 +120,39 @@ def test_dropout_scales_kept_values_and_rejects_bad_rates():
             nn.dropout(x, rate=1.5)
         with pytest.raises(ValueError, match="floating point"):
             nn.dropout(tf.constant([1, 2]), rate=0.5)
+
+
+def _np_xent(labels, logits):
+    z = logits - logits.max(-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    return -(labels * logp).sum(-1)
+
+
+def test_v2_xent_broadcasts_labels_as_tensorflow():
+    # TF1 accepts labels [10] with logits [1, 10] (flattened alike) and labels [1, 10] with logits [4, 10].
+    rng = np.random.RandomState(0)
+    one_hot = np.eye(10, dtype=np.float32)[3]
+    z1 = rng.randn(1, 10).astype(np.float32)
+    z4 = rng.randn(4, 10).astype(np.float32)
+    l1, lz1 = tf.constant(one_hot), tf.constant(z1)
+    l4, lz4 = tf.constant(one_hot[None]), tf.constant(z4)
+    x1 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l1, logits=lz1)
+    x4 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l4, logits=lz4)
+    g1 = tf.gradients(x1, [lz1, l1])
+    g4 = tf.gradients(x4, [lz4, l4])
+    with tf.Session() as s:
+        v1, v4, (gz1, gl1), (gz4, gl4) = s.run([x1, x4, g1, g4])
+    assert x1.shape.as_list() == [1] and x4.shape.as_list() == [4]
+    np.testing.assert_allclose(v1, _np_xent(one_hot[None], z1), rtol=1e-5)
+    np.testing.assert_allclose(v4, _np_xent(one_hot[None], z4), rtol=1e-5)
+    assert gz1.shape == (1, 10) and gl1.shape == (10,)
+    assert gz4.shape == (4, 10) and gl4.shape == (1, 10)
+    # d/dlabels of -sum(labels * log_softmax) summed over the broadcast rows.
+    logp4 = z4 - z4.max(-1, keepdims=True)
+    logp4 = logp4 - np.log(np.exp(logp4).sum(-1, keepdims=True))
+    np.testing.assert_allclose(gl4, -logp4.sum(0, keepdims=True), rtol=1e-5)
+
+
+def test_v2_xent_rejects_labels_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"\(3, 10\) and \(3, 7\)"):
+        tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.zeros([3, 7]), logits=tf.zeros([3, 10]))

@@ -104,3 +104,13 @@ def test_constant_keeps_trailing_nul_bytes():
                                       ("tensor_scatter_nd_sub", "tensor_scatter_sub")])
 def test_tensor_scatter_names_and_their_tf114_aliases(new, old):
     assert getattr(tf, new) is getattr(tf, old)
+
+
+def test_arg_max_and_arg_min_are_tf1s_raw_signatures():
+    x = tf.constant([[1., 5., 2.], [7., 0., 3.]])
+    a = tf.arg_max(x, 1)
+    b = tf.arg_min(x, dimension=0, output_type=tf.int32)
+    assert (a.op.type, a.dtype, b.op.type, b.dtype) == ("ArgMax", tf.int64, "ArgMin", tf.int32)
+    with tf.Session() as s:
+        va, vb = s.run([a, b])
+    assert va.tolist() == [1, 0] and vb.tolist() == [0, 1, 0]
