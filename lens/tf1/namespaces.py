@@ -102,6 +102,7 @@ math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.op
 # tf.strings: TF1.15's names (tf.strings.split returns a RaggedTensor there: left out).
 strings = LazyNamespace("strings", [], {
     "join": "lens.ops.string_ops.string_join", "to_number": "lens.ops.string_ops.string_to_number",
+    "to_hash_bucket_fast": "lens.ops.hash_ops.string_to_hash_bucket_fast",
     **{n: "lens.ops.string_ops." + n for n in ("reduce_join", "substr", "regex_replace", "strip",
                                                        "length")}})
 # tf.image: TF1's public names only (the gradient ops and AdjustContrastv2 stay internal).
@@ -134,6 +135,7 @@ io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing"], {
     "decode_raw": "lens.ops.string_ops.decode_raw"})
 debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
 saved_model = LazyNamespace("saved_model", [])
+feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib",
                                         "rnn": "lens.rnn.rnn_cell"})
