@@ -45,6 +45,8 @@ from lens.ops.variables import (Variable, all_variables, assign, assign_add, ass
                                    variables_initializer)
 from lens.tf1.extra_names import *  # noqa: F401,F403 - names added by later op families
 from lens.tf1.extra_names import __all__ as _extra_all
+from lens.tf1.structured_names import *  # noqa: F401,F403 - sparse, sets, bitwise, lookup, TensorArray
+from lens.tf1.structured_names import __all__ as _structured_all
 
 newaxis = None
 dtypes = _dtypes_mod
@@ -78,4 +80,4 @@ __all__ = [
     "global_variables_initializer", "initialize_all_variables", "is_variable_initialized",
     "local_variables", "local_variables_initializer", "model_variables", "moving_average_variables", "report_uninitialized_variables",
     "trainable_variables", "variables_initializer", "newaxis", "dtypes", "mul", "sub", "neg",
-] + list(_extra_all)
+] + list(_extra_all) + list(_structured_all)

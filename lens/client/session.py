@@ -6,6 +6,8 @@ import numpy as np
 
 from lens.framework import errors
 from lens.framework.graph import Graph, Operation, Tensor, get_default_graph
+from lens.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from lens.client.fetches import fetch_key as _fetch_key
 from lens.client.plan import VariableStore, compile_plan, translate_error
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
@@ -73,6 +75,13 @@ class _FetchMapper:
                 return lambda r: [s(r) for s in subs]
             if t is tuple:
                 return lambda r: tuple(s(r) for s in subs)
+        if isinstance(f, (SparseTensor, IndexedSlices)):
+            # Composite values come back as their *Value namedtuples (TF's fetch conversion).
+            parts = [f.indices, f.values, f.dense_shape] if isinstance(f, SparseTensor) else \
+                [f.values, f.indices, f.dense_shape]
+            subs = [None if p is None else self._flatten(graph, p) for p in parts]
+            cls = SparseTensorValue if isinstance(f, SparseTensor) else IndexedSlicesValue
+            return lambda r: cls(*[None if s is None else s(r) for s in subs])
             return lambda r: t(*[s(r) for s in subs])
         if isinstance(f, dict):
             keys = list(f)
@@ -238,7 +247,8 @@ class BaseSession(SessionContext):
         """Run the ops needed for fetches; returns values in the fetches' structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        if feed_dict and any(type(k) is not Tensor and isinstance(k, (tuple, list)) for k in feed_dict):
+        if feed_dict and any(type(k) is not Tensor and isinstance(k, (tuple, list, SparseTensor))
+                             for k in feed_dict):
             feed_dict = _flatten_feeds(feed_dict)
         if options is not None:
             debug = getattr(options, "debug_options", None)
@@ -368,7 +378,15 @@ def _flatten_feeds(feed_dict):
     flat = {}
 
     def add(key, value):
-        if type(key) is not Tensor and isinstance(key, (tuple, list)):
+        if isinstance(key, SparseTensor):
+            # A sparse feed: a SparseTensorValue or an (indices, values, dense_shape) triple.
+            if not isinstance(value, (tuple, list)) or len(value) != 3:
+                raise TypeError("The value fed to SparseTensor %s must be a SparseTensorValue or an "
+                                "(indices, values, dense_shape) triple, got %r" % (key.values.name, value))
+            add(key.indices, value[0])
+            add(key.values, value[1])
+            add(key.dense_shape, value[2])
+        elif type(key) is not Tensor and isinstance(key, (tuple, list)):
             if len(key) != len(value):
                 raise ValueError("Feed key %r has %d elements but its value has %d"
                                  % (key, len(key), len(value)))

@@ -8,6 +8,7 @@ from lens.framework import dtypes as _dt
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import get_default_graph
 from lens.framework.registry import register_op
+from lens.framework.sparse_tensor import SparseTensor
 from lens.framework.tensor_shape import TensorShape, as_shape
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "SparseTensor"]
@@ -25,20 +26,6 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values, parsed into a SparseTensor."""
-
-
-class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
-    """indices (int64 [N, rank]), values ([N]), dense_shape (int64 [rank]); fetched as the same triple."""
-
-    @property
-    def dtype(self):
-        """The dtype of the values."""
-        return self.values.dtype
-
-    @property
-    def graph(self):
-        """The graph of the component tensors."""
-        return self.values.graph
 
 
 def _feature_dtype(feature, key):

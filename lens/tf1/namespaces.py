@@ -144,6 +144,19 @@ logging = LazyNamespace("logging", [], {"set_verbosity": "lens.tf1.namespaces._n
                                         "ERROR": "logging.ERROR", "DEBUG": "logging.DEBUG"})
 app = LazyNamespace("app", [])
 flags = LazyNamespace("flags", [])
+_SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."
+sparse = LazyNamespace("sparse", [], {
+    "SparseTensor": "lens.framework.sparse_tensor.SparseTensor",
+    "add": _SP + "sparse_add", "to_dense": _SP + "sparse_tensor_to_dense", "reorder": _SP + "sparse_reorder",
+    "reshape": _SP + "sparse_reshape", "reduce_sum": _SP + "sparse_reduce_sum",
+    "reduce_max": _SP + "sparse_reduce_max", "matmul": _SP + "sparse_tensor_dense_matmul",
+    "sparse_dense_matmul": _SP + "sparse_tensor_dense_matmul", "from_dense": _SP + "from_dense",
+    "retain": _SP + "sparse_retain", "fill_empty_rows": _SP + "sparse_fill_empty_rows",
+    "placeholder": _SP + "sparse_placeholder",
+    **{n: _SPX + "sparse_" + n for n in ("concat", "slice", "split", "transpose", "softmax", "maximum", "minimum",
+                                         "to_indicator", "expand_dims", "eye", "reset_shape")}})
+sets = LazyNamespace("sets", ["lens.ops.set_ops"])
+bitwise = LazyNamespace("bitwise", ["lens.ops.bitwise_ops"])
 
 
 def _noop(*args, **kwargs):

@@ -177,7 +177,7 @@ def test_string_split_sparse_output_like_tensorflow():
             sp = S.string_split(tf.constant(strings), **kw)
             assert sp.values.op.name == "StringSplit/StringSplit" and sp.indices.shape.as_list() == [None, 2]
             with tf.Session() as sess:
-                i, v, d = sess.run(list(sp))
+                i, v, d = sess.run(sp)   # a SparseTensorValue
         return i.tolist(), v.tolist(), d.tolist()
     assert split(["a,b,,c", ""], delimiter=",", skip_empty=False) == (
         [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b"", b"c"], [2, 4])

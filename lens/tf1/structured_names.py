@@ -1,0 +1,22 @@
+"""TF1 top-level names for sparse and structured values: SparseTensor / IndexedSlices, sparse_*, TensorArray,
+the scatter_* variable updates, tables_initializer (tf.sparse, tf.sets, ... are in namespaces.py)."""
+import importlib
+
+__all__ = []
+
+# TF1 top-level names: module -> names.
+_TOP = {
+    "lens.framework.sparse_tensor": ["SparseTensor", "SparseTensorValue", "convert_to_tensor_or_sparse_tensor"],
+    "lens.framework.indexed_slices": ["IndexedSlices", "IndexedSlicesValue"],
+    "lens.ops.sparse_ops": ["sparse_tensor_to_dense", "sparse_reorder", "sparse_reshape", "sparse_reduce_sum",
+                            "sparse_reduce_max", "sparse_tensor_dense_matmul", "sparse_add", "sparse_retain",
+                            "sparse_fill_empty_rows", "sparse_placeholder"],
+    "lens.ops.sparse_ops_extra": ["sparse_concat", "sparse_slice", "sparse_split", "sparse_transpose",
+                                  "sparse_softmax", "sparse_maximum", "sparse_minimum", "sparse_to_indicator",
+                                  "sparse_reset_shape"],
+}
+for _mod, _names in _TOP.items():
+    _m = importlib.import_module(_mod)
+    for _n in _names:
+        globals()[_n] = getattr(_m, _n)
+        __all__.append(_n)
