@@ -34,32 +34,35 @@ def axis(page, name):
 
 
 def hover_at_step(page, step):
-    """Move the real mouse over the plot at the given step; returns the tooltip's rows."""
+    """Move the real mouse over the plot at the given step; returns the tooltip table's rows
+    as [{run, smoothed, value, step}]."""
     x, y = page.evaluate("""([sel, step]) => {
         const el = document.querySelector(sel + " .js-plotly-plot");
         const box = el.querySelector(".nsewdrag").getBoundingClientRect();
         const xa = el._fullLayout.xaxis;
         return [box.left + xa.l2p(step), box.top + box.height / 2]; }""", [CARD, step])
-    rows = f"{CARD} .hoverlayer .legendtext"
+    rows = ".scalar-tooltip:not([hidden]) tbody tr"
     page.mouse.move(1, 1)               # leave the plot first so the old tooltip goes away
     assert wait_until(lambda: page.locator(rows).count() == 0)
     page.mouse.move(x, y)
     assert wait_until(lambda: page.locator(rows).count() == 3)
-    return page.eval_on_selector_all(rows, "els => els.map(e => e.textContent)")
+    return page.eval_on_selector_all(rows, """els => els.map(e => ({run: e.dataset.run,
+        smoothed: e.querySelector('.tt-smoothed').textContent,
+        value: e.querySelector('.tt-value').textContent,
+        step: e.querySelector('.tt-step').textContent}))""")
 
 
 def test_tooltip_lists_every_runs_value_at_the_hovered_step(page, tbx_server):
     open_scalars(page, tbx_server)
     rows = hover_at_step(page, 37)
-    assert sorted(r.split(" : ")[0] for r in rows) == sorted(RUNS)
+    assert sorted(r["run"] for r in rows) == sorted(RUNS)
     for i, run in enumerate(RUNS):
-        row = next(r for r in rows if r.startswith(run + " : "))
-        assert row.endswith("step 37")
-        raw = float(row.split("(raw ")[1].split(")")[0])
-        assert math.isclose(raw, loss_value(i, 37), rel_tol=1e-4)
+        row = next(r for r in rows if r["run"] == run)
+        assert row["step"] == "37"
+        assert math.isclose(float(row["value"]), loss_value(i, 37), rel_tol=1e-4)
     # Another step: the tooltip follows the mouse.
     rows = hover_at_step(page, 80)
-    assert all(r.endswith("step 80") for r in rows)
+    assert all(r["step"] == "80" for r in rows)
     assert page.errors == []
 
 
@@ -96,7 +99,7 @@ def test_wall_time_and_relative_x_axes(page, tbx_server):
     assert all(math.isclose(x, s / 3600, abs_tol=1e-9) for s, x in enumerate(xs[:10]))
     assert page.text_content(f"{CARD} .xtitle") == "relative (hours)"
     rows = hover_at_step(page, 30 / 3600)  # the tooltip still names each run's step
-    assert all(r.endswith("step 30") for r in rows)
+    assert all(r["step"] == "30" for r in rows)
 
 
 def test_shared_url_restores_the_view(page, browser, tbx_server):

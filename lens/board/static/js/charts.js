@@ -91,10 +91,48 @@ window.lensCharts = (function () {
     return [statusEl, cardsEl];
   }
 
+  // Groups share rows: the cards container is a grid of as many card columns as the card
+  // width setting allows, and each group spans as many columns as it has cards (at most all),
+  // so a page of one-card groups fills the width instead of one narrow column.
+  const GAP = 10;
+  const packed = new Set();
+  function packGroups(cardsEl) {
+    cardsEl.classList.add("packed");
+    if (!packed.has(cardsEl)) {
+      packed.add(cardsEl);
+      if (window.ResizeObserver) new ResizeObserver(() => repack(cardsEl)).observe(cardsEl);
+    }
+    repack(cardsEl);
+  }
+  function repack(cardsEl) {
+    const width = cardsEl.clientWidth;
+    if (!width) return;  // a hidden tab: the ResizeObserver packs it when it shows
+    const min = window.lensSettings.get("cardWidth");
+    const cols = Math.max(1, Math.floor((width + GAP) / (min + GAP)));
+    const changed = cardsEl.style.getPropertyValue("--cols") !== String(cols);
+    cardsEl.style.setProperty("--cols", String(cols));
+    for (const group of cardsEl.querySelectorAll(":scope > .group")) {
+      const span = Math.min(cols, Math.max(1, Number(group.dataset.count) || 1));
+      group.style.gridColumn = "span " + span;
+      group.style.setProperty("--group-cols", String(span));
+    }
+    if (changed) resizeCharts();
+  }
+  // plotly's responsive charts follow window resizes only: tell them the cards changed width.
+  let resizeTimer = null;
+  function resizeCharts() {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => window.dispatchEvent(new Event("resize")), 30);
+  }
+  window.lensSettings.onChange((name) => {
+    if (name === "cardWidth") for (const el of packed) repack(el);
+  });
+
   // A collapsible group of cards (one per tag prefix); open state survives rerenders.
   function groupSection(name, count, openGroups) {
     const details = document.createElement("details");
     details.className = "group";
+    details.dataset.count = String(count);
     details.open = !openGroups.has("closed:" + name);
     details.addEventListener("toggle", () => {
       if (details.open) openGroups.delete("closed:" + name);
@@ -221,6 +259,7 @@ window.lensCharts = (function () {
       for (const [tag, run] of groupPairs) grid.append(runTagCard(cards, tag, run, cardClass).el);
       cardsEl.append(details);
     }
+    packGroups(cardsEl);
     await Promise.all([...cards.values()].map(draw));
     return pairs;
   }
@@ -256,10 +295,12 @@ window.lensCharts = (function () {
   const PLOT_CONFIG = {displaylogo: false, responsive: true,
     modeBarButtonsToRemove: ["select2d", "lasso2d"]};
 
+  // The theme (light/dark) comes in as a plotly template, so explicit colours still win.
   function baseLayout(extra) {
     return Object.assign({
       margin: {l: 50, r: 10, t: 10, b: 40}, height: 260, showlegend: false,
       hovermode: "x unified", uirevision: "keep", font: {size: 11},
+      template: window.lensSettings.plotTemplate(),
     }, extra || {});
   }
 
@@ -271,6 +312,7 @@ window.lensCharts = (function () {
   }
 
   return {plotlyReady, whenPlotly, startPlotly, drawChart, purge, smooth, toNumber, xValues,
-    xAxisLayout, groupTags, tagRegex, toolbar, labelled, select, groupSection, card, baseLayout, tint,
+    xAxisLayout, groupTags, tagRegex, toolbar, labelled, select, groupSection, packGroups, card,
+    baseLayout, tint, resizeCharts,
     renderRunTagCards, renderPluginCards, statusAndCards, PLOT_CONFIG};
 })();

@@ -35,6 +35,7 @@
         for (const item of groupItems) grid.append(cardFor(...item).el);
         cardsEl.append(details);
       }
+      C.packGroups(cardsEl);
       await Promise.all([...cards.values()].map(refresh));
     }
 
@@ -54,7 +55,12 @@
       const media = document.createElement(kind === "image" ? "img" : "audio");
       if (kind === "audio") media.controls = true;
       else media.alt = tag + " (" + run + ")";
-      el.append(label, slider, media);
+      // Images scale to the card (crisp pixels, brightness/contrast from the settings, see
+      // board.css); the frame scrolls when "show actual image size" makes one wider.
+      const frame = document.createElement("div");
+      frame.className = kind + "-frame";
+      frame.append(media);
+      el.append(label, slider, frame);
       const card = {tag, run, sample, el, label, slider, media, entries: [], pinnedStep: null};
       slider.addEventListener("input", () => {
         const i = parseInt(slider.value, 10);

@@ -4,6 +4,8 @@
 
 (function () {
   const C = window.lensCharts;
+  const SC = window.lensScalarChart;
+  const S = window.lensSettings;
   const ROUTE = "/data/plugin/scalars/scalars";
   let ctx = null;
   let cardsEl = null;
@@ -13,18 +15,15 @@
   const openGroups = new Set();
   let observer = null;
 
+  // Smoothing and the x axis are the shared settings (lensSettings, also in the URL hash).
   const settings = {
-    smoothing: () => clampSmoothing(parseFloat(ctx.getState("smoothing") ?? "0.6")),
-    xAxis: () => ctx.getState("x") || "step",
+    smoothing: () => S.get("smoothing"),
+    xAxis: () => S.get("xAxis"),
     logY: () => ctx.getState("log") === "1",
     tagFilter: () => ctx.getState("tags") || "",
     // Points per series per request: series with more are bucketed (min/max kept) by the server.
     points: () => Math.max(16, parseInt(ctx.getState("points") || "20000", 10) || 20000),
   };
-
-  function clampSmoothing(w) {
-    return Number.isFinite(w) ? Math.min(0.999, Math.max(0, w)) : 0.6;
-  }
 
   function buildToolbar(container) {
     const bar = C.toolbar();
@@ -42,21 +41,23 @@
     number.type = "number"; number.min = "0"; number.max = "0.999"; number.step = "0.001";
     number.className = "smoothing-value";
     slider.value = number.value = String(settings.smoothing());
-    const onSmoothing = (value) => {
-      const w = clampSmoothing(parseFloat(value));
-      slider.value = number.value = String(w);
-      ctx.setState("smoothing", w === 0.6 ? undefined : w);
-      for (const card of cards.values()) draw(card);
-    };
-    slider.addEventListener("input", () => onSmoothing(slider.value));
-    number.addEventListener("change", () => onSmoothing(number.value));
+    slider.addEventListener("input", () => S.set("smoothing", slider.value));
+    number.addEventListener("change", () => S.set("smoothing", number.value));
 
     const xAxis = C.select([["step", "Step"], ["relative", "Relative"], ["wall", "Wall"]],
       settings.xAxis());
     xAxis.className = "x-axis";
-    xAxis.addEventListener("change", () => {
-      ctx.setState("x", xAxis.value === "step" ? undefined : xAxis.value);
-      for (const card of cards.values()) { card.zoom = null; card.resetView = true; draw(card); }
+    xAxis.addEventListener("change", () => S.set("xAxis", xAxis.value));
+    S.onChange((name, value) => {
+      if (name === "smoothing") {
+        slider.value = number.value = String(value);
+        for (const card of cards.values()) draw(card);
+      } else if (name === "xAxis") {
+        xAxis.value = value;
+        for (const card of cards.values()) { card.zoom = null; card.resetView = true; draw(card); }
+      } else if (name === "ignoreOutliers") {
+        for (const card of cards.values()) { card.resetView = true; draw(card); }
+      }
     });
     const yScale = C.select([["linear", "Linear"], ["log", "Log"]], settings.logY() ? "log" : "linear");
     yScale.className = "y-scale";
@@ -95,7 +96,9 @@
   function layoutCards(tags) {
     const wanted = new Set(tags);
     for (const [tag, card] of cards) {
-      if (!wanted.has(tag)) { observer.unobserve(card.el); C.purge(card.plot); cards.delete(tag); }
+      if (!wanted.has(tag)) {
+        observer.unobserve(card.el); C.purge(card.plot); SC.detachTooltip(card); cards.delete(tag);
+      }
     }
     cardsEl.replaceChildren();
     for (const [group, groupTags] of C.groupTags(tags)) {
@@ -103,6 +106,7 @@
       for (const tag of groupTags) grid.append((cards.get(tag) || makeCard(tag)).el);
       cardsEl.append(details);
     }
+    C.packGroups(cardsEl);
   }
 
   function makeCard(tag) {
@@ -179,26 +183,7 @@
   }
 
   function traces(card) {
-    const w = settings.smoothing();
-    const axis = settings.xAxis();
-    const out = [];
-    for (const [run, s] of card.series) {
-      if (!s.rows.length) continue;
-      const color = ctx.runColor(run);
-      const x = C.xValues(s.rows, axis, s.rows[0][0]);
-      const y = s.rows.map((r) => C.toNumber(r[2]));
-      const smoothed = C.smooth(y, w);
-      const type = s.rows.length > 5000 ? "scattergl" : "scatter";
-      const name = ctx.escapeHtml(run);  // plotly parses some HTML in names
-      if (w > 0) {
-        out.push({type, mode: "lines", x, y, name, hoverinfo: "skip", opacity: 0.25,
-          line: {color, width: 1}, meta: {run, raw: true}});
-      }
-      out.push({type, mode: "lines", x, y: smoothed, name, customdata: y,
-        hovertemplate: "%{y:.5g} (raw %{customdata:.5g}) step %{text}",
-        text: s.rows.map((r) => r[1]), line: {color, width: 1.5}, meta: {run}});
-    }
-    return out;
+    return SC.traces(card, ctx.runColor, ctx.escapeHtml);
   }
 
   // Until plotly runs, the card shows a light preview of the same traces (preview.js);
@@ -213,10 +198,7 @@
       : "";
     const errors = [...card.series].filter(([, s]) => s.error).map(([r, s]) => r + ": " + s.error);
     if (errors.length) card.note.textContent += " " + errors.join("; ");
-    const layout = C.baseLayout({
-      xaxis: C.xAxisLayout(settings.xAxis()),
-      yaxis: {type: settings.logY() ? "log" : "linear"},
-    });
+    const layout = SC.layout(traceList, settings.logY());
     if (!window.Plotly) {
       window.lensPreview.draw(card.plot, traceList, layout, card.tag);
       if (!card.waiting) {
@@ -235,6 +217,7 @@
     if (!card.drawn) {
       card.drawn = true;
       card.plot.on("plotly_relayout", (ev) => onZoom(card, ev));
+      SC.attachTooltip(card, ctx.runColor);
     }
   }
 

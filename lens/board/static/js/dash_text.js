@@ -57,6 +57,7 @@
       for (const [tag, run, rows] of items) grid.append(textCard(tag, run, rows));
       cardsEl.append(details);
     }
+    C.packGroups(cardsEl);
   }
 
   function textCard(tag, run, rows) {

@@ -1,0 +1,107 @@
+// Histogram charts shared by the Histograms and Time Series dashboards. Every step is re-binned
+// into 30 equal-width bins over the shown steps' range (as TensorBoard draws them); "offset"
+// stacks one filled ridge per step, scaled to that step's own maximum, oldest at the back;
+// "overlay" draws every step as a line on one plane, older steps lighter.
+"use strict";
+
+window.lensHisto = (function () {
+  const C = window.lensCharts;
+  const BINS = 30;
+  const RIDGE_ROWS = 2.5;  // a ridge is this many step-rows tall, so neighbours overlap
+
+  // Spread each bucket's count over the equal-width bins it overlaps (uniform density).
+  function rebin(buckets, lo, hi) {
+    const counts = new Array(BINS).fill(0);
+    const width = (hi - lo) / BINS || 1;
+    for (const [left, right, count] of buckets) {
+      if (right <= left) {
+        const i = Math.min(BINS - 1, Math.max(0, Math.floor((left - lo) / width)));
+        counts[i] += count;
+        continue;
+      }
+      for (let i = 0; i < BINS; i++) {
+        const a = lo + i * width, b = a + width;
+        const overlap = Math.min(b, right) - Math.max(a, left);
+        if (overlap > 0) counts[i] += count * overlap / (right - left);
+      }
+    }
+    return counts;
+  }
+
+  // rows: [[wall, step, [[left, right, count], ...]], ...] -> the bins of every step.
+  function binned(rows) {
+    let lo = Infinity, hi = -Infinity;
+    for (const [, , buckets] of rows) {
+      if (buckets.length) {
+        lo = Math.min(lo, buckets[0][0]);
+        hi = Math.max(hi, buckets[buckets.length - 1][1]);
+      }
+    }
+    if (!Number.isFinite(lo)) return null;
+    if (hi === lo) { lo -= 0.5; hi += 0.5; }
+    const width = (hi - lo) / BINS;
+    const edges = Array.from({length: BINS + 1}, (_, i) => lo + i * width);
+    const centers = edges.slice(0, BINS).map((e) => e + width / 2);
+    const steps = rows.map(([wall, step, buckets]) => ({wall, step, counts: rebin(buckets, lo, hi)}));
+    return {edges, centers, steps};
+  }
+
+  // Median gap between consecutive steps: the height unit of a ridge.
+  function rowHeight(steps) {
+    const gaps = [];
+    for (let i = 1; i < steps.length; i++) gaps.push(steps[i].step - steps[i - 1].step);
+    gaps.sort((a, b) => a - b);
+    return gaps.length ? Math.max(1e-9, gaps[Math.floor(gaps.length / 2)]) : 1;
+  }
+
+  function traces(rows, color, mode, dark) {
+    const b = binned(rows);
+    if (!b) return [];
+    const {edges, centers, steps} = b;
+    const binInfo = (counts) => counts.map((c, i) => [edges[i], edges[i + 1], c]);
+    const hover = (step) => "step " + step + "<br>[%{customdata[0]:.4g}, %{customdata[1]:.4g}): " +
+      "%{customdata[2]:.4g}<extra></extra>";
+    const age = (i) => steps.length > 1 ? 1 - i / (steps.length - 1) : 0;  // 1 oldest, 0 newest
+    if (mode === "overlay") {
+      return steps.map((h, i) => ({type: "scatter", mode: "lines", x: centers, y: h.counts,
+        name: "step " + h.step, meta: {step: h.step}, customdata: binInfo(h.counts),
+        line: {color: C.tint(color, 0.8 * age(i)), width: i === steps.length - 1 ? 2 : 1},
+        hovertemplate: hover(h.step)}));
+    }
+    const unit = rowHeight(steps) * RIDGE_ROWS;
+    const background = dark ? [43, 44, 48] : [255, 255, 255];
+    return steps.map((h, i) => {
+      const peak = Math.max(...h.counts) || 1;
+      // y grows downwards (reversed axis): a ridge rises from its step towards older steps.
+      const ys = h.counts.map((c) => h.step - (c / peak) * unit);
+      const fill = mix(color, background, 0.35 + 0.5 * age(i));
+      return {type: "scatter", mode: "lines", x: [edges[0], ...centers, edges[BINS]],
+        y: [h.step, ...ys, h.step], fill: "toself", fillcolor: fill, hoveron: "points",
+        line: {color: C.tint(color, 0.5 * age(i)), width: 1}, name: "step " + h.step,
+        meta: {step: h.step}, customdata: [[edges[0], edges[0], 0], ...binInfo(h.counts),
+          [edges[BINS], edges[BINS], 0]],
+        hovertemplate: hover(h.step)};
+    });
+  }
+
+  // Colour c ("#rrggbb") mixed towards background [r, g, b] by t in [0, 1].
+  function mix(c, background, t) {
+    const n = parseInt(c.slice(1), 16);
+    const rgb = [n >> 16, (n >> 8) & 255, n & 255];
+    return "rgb(" + rgb.map((v, k) => Math.round(v + (background[k] - v) * t)).join(",") + ")";
+  }
+
+  function layout(mode, extra) {
+    return C.baseLayout(Object.assign({hovermode: "closest", uirevision: mode,
+      xaxis: {title: {text: "value"}},
+      yaxis: mode === "offset" ? {title: {text: "step"}, autorange: "reversed"}
+        : {title: {text: "count"}}}, extra || {}));
+  }
+
+  // Timeseries route bins ({min, max, count}) -> the histograms route's [left, right, count].
+  function fromTimeSeries(points) {
+    return points.map((p) => [p.wallTime, p.step, p.bins.map((b) => [b.min, b.max, b.count])]);
+  }
+
+  return {BINS, rebin, binned, traces, layout, fromTimeSeries};
+})();
