@@ -19,7 +19,11 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 # Dashboards in tab order; graphs belongs to another module owner and may not exist yet.
 DASHBOARD_MODULES = ("scalars", "images", "audio", "graphs", "distributions", "histograms",
-                     "text")
+                     "text",
+                     "custom_scalars",
+                     "pr_curves",
+                     "hparams",
+                     "profile")
 
 # Scripts may only come from this server; plotly injects inline styles, images may be blobs.
 CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; "

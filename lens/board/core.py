@@ -37,7 +37,12 @@ ELEMENT_NAMES = {
     "distributions": "tf-distribution-dashboard",
     "histograms": "tf-histogram-dashboard",
     "text": "tf-text-dashboard",
+    "pr_curves": "tf-pr-curve-dashboard",
+    "custom_scalars": "tf-custom-scalar-dashboard",
+    "hparams": "tf-hparams-dashboard",
 }
+# Tab names TensorBoard gives that differ from the plugin name.
+TAB_NAMES = {"pr_curves": "PR Curves", "custom_scalars": "Custom Scalars"}
 
 
 def lens_version():
@@ -74,7 +79,7 @@ def listing_entry(name, enabled):
     return {"disable_reload": name in NO_RELOAD, "enabled": bool(enabled),
             "loading_mechanism": {"type": "CUSTOM_ELEMENT",
                                   "element_name": ELEMENT_NAMES.get(name, f"lens-{name}")},
-            "remove_dom": False, "tab_name": name}
+            "remove_dom": False, "tab_name": TAB_NAMES.get(name, name)}
 
 
 def tags_active(data_provider, plugin):

@@ -12,6 +12,7 @@ import numpy as np
 
 from lens.events import values as V
 from lens.events.logdir import LogdirWatcher, parse_samples
+from lens.events.plugin_data import PluginDataMixin
 from lens.events.series import downsample
 
 log = logging.getLogger("lens.events")
@@ -24,7 +25,7 @@ class NotFound(KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
-class DataProvider:
+class DataProvider(PluginDataMixin):
     """Reads every run under a logdir (or a {name: dir} logdir_spec) and serves its series."""
 
     def __init__(self, logdir, reload_interval=5.0, samples_per_plugin=None):

@@ -19,7 +19,8 @@ from lens.events.series import Reservoir, ScalarSeries
 
 # TensorBoard's defaults (0 = keep all). Scalars are never sampled. Text follows RustBoard's
 # TENSOR default (100) since that is what `tensorboard` serves by default today.
-DEFAULT_SAMPLES = {"histograms": 500, "images": 10, "audio": 10, "text": 100, "tensors": 10}
+DEFAULT_SAMPLES = {"histograms": 500, "images": 10, "audio": 10, "text": 100, "tensors": 10,
+                   "pr_curves": 100}  # PR curves: the 100 steps TensorBoard's plugin serves
 _START = 1  # SessionLog.START
 
 
@@ -168,8 +169,8 @@ class RunStore:
                             "sample_rate": 0.0} for c in clips])
         elif plugin == "text":
             blob("text", V.text_array(array))
-        else:
-            blob("tensors", array)
+        else:  # other plugins' tensors; pr_curves keep their own sample size
+            blob(plugin if plugin == "pr_curves" else "tensors", array)
 
     def _apply(self, parts, blob_items, barriers):
         """Append everything in record order, purging at each SessionLog.START."""
