@@ -55,6 +55,11 @@ def _input_name(t):
     return t._op._name if t._value_index == 0 else "%s:%d" % (t._op._name, t._value_index)
 
 
+# Ops whose TensorFlow OpDef has no `T` attr (TF logs an error for an unknown attr on import).
+_NO_T_ATTR = ("Const", "Placeholder", "VariableV2", "PlaceholderWithDefault", "SaveV2", "RestoreV2",
+              "MergeV2Checkpoints", "ShardedFilename", "StringJoin")
+
+
 def op_to_node_def(op, add_shapes=False):
     """The NodeDef of one op (with its placed device once a session has placed it)."""
     assigned = getattr(op._graph, "_assigned_devices", None)
@@ -63,7 +68,7 @@ def op_to_node_def(op, add_shapes=False):
     nd.input.extend(_input_name(t) for t in op._inputs)
     nd.input.extend("^" + c._name for c in op._control_inputs)
     attrs = dict(op._attrs)
-    if "T" not in attrs and op._inputs and op._type not in ("Const", "Placeholder", "VariableV2"):
+    if "T" not in attrs and op._inputs and op._type not in _NO_T_ATTR:
         attrs["T"] = op._inputs[0].dtype.base_dtype
     if op._colocation:
         attrs["_class"] = ["loc:@" + n for n in op._colocation]

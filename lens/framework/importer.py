@@ -34,13 +34,16 @@ def _attr_value(av):
 
 
 _BOOL_OUT = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-             "LogicalOr", "LogicalNot", "IsNan", "IsInf", "IsFinite", "IsVariableInitialized"}
+             "LogicalOr", "LogicalNot", "IsNan", "IsInf", "IsFinite", "IsVariableInitialized",
+             "StaticRegexFullMatch", "RegexFullMatch"}
 
 
 def _output_dtypes(nd, attrs, in_dtypes):
     t = nd.op
-    if t in ("NoOp", "PrintV2", "SaveV2"):
+    if t in ("NoOp", "PrintV2", "SaveV2", "MergeV2Checkpoints"):
         return []
+    if t == "RestoreV2":
+        return list(attrs["dtypes"])
     if t in _BOOL_OUT:
         return [_dt.bool]
     if t in ("Shape", "Size"):

@@ -158,6 +158,11 @@ class Variable:
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
                  import_scope=None, constraint=None, use_resource=None, synchronization=None,
                  aggregation=None, shape=None):
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -200,6 +205,22 @@ class Variable:
                 self._snapshot = identity(self._variable, name="read")
             self._caching_device = caching_device
         g.add_to_collections(collections, self)
+        self._save_slice_info = None
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """Rebuild the Python object from a VariableDef (its ops are already in the default graph)."""
+        g = get_default_graph()
+
+        def scoped(name):
+            return (import_scope + "/" + name) if import_scope and name else name
+        self._variable = g.as_graph_element(scoped(variable_def.variable_name))
+        self._initializer_op = g.as_graph_element(scoped(variable_def.initializer_name))
+        self._snapshot = g.as_graph_element(scoped(variable_def.snapshot_name))
+        self._initial_value = (g.as_graph_element(scoped(variable_def.initial_value_name))
+                               if variable_def.initial_value_name else None)
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        self._caching_device = None
         self._save_slice_info = None
 
     # -- identity
@@ -271,10 +292,24 @@ class Variable:
         self._snapshot.set_shape(shape)
 
     def to_proto(self, export_scope=None):
-        """A VariableDef-like dict (lens has no VariableDef proto)."""
-        return {"variable_name": self._variable.name, "initializer_name": self._initializer_op.name,
-                "snapshot_name": self._snapshot.name, "initial_value_name": self._initial_value.name,
-                "trainable": self._trainable}
+        """The VariableDef (names of the variable, its initializer, snapshot and initial value)."""
+        from lens.proto import variable_pb2
+
+        def strip(name):
+            if export_scope and name.startswith(export_scope + "/"):
+                return name[len(export_scope) + 1:]
+            return name
+        vdef = variable_pb2.VariableDef(variable_name=strip(self._variable.name),
+                                        initializer_name=strip(self._initializer_op.name),
+                                        snapshot_name=strip(self._snapshot.name), trainable=self._trainable)
+        if self._initial_value is not None:
+            vdef.initial_value_name = strip(self._initial_value.name)
+        return vdef
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """A Variable for the VariableDef's ops in the default graph."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     def count_up_to(self, limit):
         """Not supported in lens (deprecated in TF1)."""

@@ -49,7 +49,7 @@ _SOURCES = {
     "lens.ops.image_composites": ["saturate_cast"],
     "lens.tf1.namespaces": ["nn", "train", "math", "image", "strings", "linalg", "summary", "compat", "layers", "losses",
                                "metrics", "data", "contrib", "python_io", "random",
-                               "debugging", "saved_model", "feature_column", "estimator", "io", "client", "app", "flags", "logging",
+                               "debugging", "saved_model", "pywrap_tensorflow", "feature_column", "estimator", "io", "client", "app", "flags", "logging",
                                "sparse", "sets", "bitwise",
                                "Summary", "Event", "SessionLog", "HistogramProto", "GraphDef", "NodeDef",
                                "RunOptions", "RunMetadata", "ConfigProto", "GPUOptions", "OptimizerOptions",

@@ -68,6 +68,7 @@ nn = LazyNamespace("nn", ["lens.ops.nn", "lens.ops.conv", "lens.ops.pool",
     "sigmoid": "lens.ops.math.sigmoid", "tanh": "lens.ops.math.tanh",
     "rnn_cell": "lens.rnn.rnn_cell"})
 train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver",
+                                "lens.training.saver_import", "lens.training.checkpoint_utils",
                                 "lens.training.monitored", "lens.training.hooks",
                                 "lens.training.hooks_checkpoint",
                                 "lens.training.decay", "lens.training.ema"], {
@@ -134,7 +135,8 @@ io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing"], {
     "decode_csv": "lens.ops.string_csv.decode_csv",
     "decode_raw": "lens.ops.string_ops.decode_raw"})
 debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
-saved_model = LazyNamespace("saved_model", [])
+saved_model = LazyNamespace("saved_model", ["lens.training.saved_model"])
+pywrap_tensorflow = LazyNamespace("pywrap_tensorflow", ["lens.training.checkpoint_reader"])
 feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib",

@@ -1,24 +1,35 @@
-"""tf.train.Saver (save / restore / max_to_keep), write_graph and export_meta_graph.
+"""tf.train.Saver (save / restore / max_to_keep) in TensorFlow's graph layout and checkpoint format.
 
-Checkpoints use the lens checkpoint format documented in lens/training/saver_format.py: `P.npz`
-(values), `P.index` (JSON: names, dtypes, shapes), `P.meta` (MetaGraphDef), plus TensorFlow's
-text-format `checkpoint` state file next to them.
+The graph holds TF1.15's save ops (`save/Const` the filename, `save/SaveV2`, `save/control_dependency`,
+`save/RestoreV2`, `save/Assign*`, `save/restore_all`) and the SaverDef names them, so TensorFlow restores
+a lens MetaGraphDef and lens restores TensorFlow's. Checkpoints are tensor bundles (`P.index` +
+`P.data-00000-of-00001`, lens/training/bundle.py); lens's earlier `.npz` checkpoints
+(lens/training/saver_format.py) still restore. `P.meta` is the MetaGraphDef; TensorFlow's text-format
+`checkpoint` file sits next to them.
 """
 import numbers
 import os
 import time
+import uuid
 
 import numpy as np
 
 from lens.framework import errors
-from lens.framework.graph import Tensor, get_default_graph, name_scope
-from lens.training import saver_format as fmt
-from lens.training.saver_format import (CheckpointState, checkpoint_exists, get_checkpoint_mtimes,  # noqa: F401
-                                            get_checkpoint_state, latest_checkpoint, list_variables,
-                                            load_checkpoint, load_variable, remove_checkpoint,
-                                            update_checkpoint_state)
+from lens.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
+from lens.proto import saver_pb2
+from lens.training import io_ops
+from lens.training.checkpoint_reader import NewCheckpointReader, open_checkpoint  # noqa: F401
+from lens.training.checkpoint_utils import (init_from_checkpoint, list_variables, load_checkpoint,  # noqa: F401
+                                            load_variable)
+from lens.training.meta_graph import export_meta_graph
+from lens.training.saver_format import (CheckpointState, _atomic_write, checkpoint_exists, get_checkpoint_mtimes,  # noqa: F401
+                                        get_checkpoint_state, latest_checkpoint, remove_checkpoint,
+                                        update_checkpoint_state)
 
-__all__ = ["Saver", "write_graph", "export_meta_graph"] + fmt.__all__
+__all__ = ["Saver", "write_graph", "export_meta_graph", "NewCheckpointReader",
+           "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable", "CheckpointState",
+           "checkpoint_exists", "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint",
+           "remove_checkpoint", "update_checkpoint_state"]
 
 
 def _saveable_items(var_list):
@@ -50,7 +61,7 @@ def _saveable_items(var_list):
 
 
 class Saver:
-    """Saves and restores variables in the lens checkpoint format."""
+    """Saves and restores variables as TensorFlow's tensor-bundle checkpoints."""
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
@@ -58,6 +69,7 @@ class Saver:
                  save_relative_paths=False, filename=None):
         self._var_list = var_list
         self._reshape = reshape
+        self._sharded = sharded
         self._max_to_keep = max_to_keep
         self._keep_hours = keep_checkpoint_every_n_hours
         self._name = name
@@ -70,11 +82,20 @@ class Saver:
         self._next_keep_time = time.time() + keep_checkpoint_every_n_hours * 3600
         self._last_preserved = time.time()
         self._built = False
-        if not defer_build:
+        self._items = None
+        self.saver_def = None
+        if saver_def is not None:
+            # A SaverDef from an imported MetaGraphDef: its ops are already in the graph.
+            self._graph = get_default_graph()
+            self.saver_def = saver_def
+            self._max_to_keep = saver_def.max_to_keep
+            self._keep_hours = saver_def.keep_checkpoint_every_n_hours or keep_checkpoint_every_n_hours
+            self._built = True
+        elif not defer_build:
             self.build()
 
     def build(self):
-        """Create the restore ops: one placeholder and Assign per variable, grouped as `save/restore_all`."""
+        """Add TF1.15's save and restore ops for the variables (under `save/`) and fill saver_def."""
         if self._built:
             return
         self._graph = get_default_graph()
@@ -82,19 +103,63 @@ class Saver:
         if not self._items:
             if not self._allow_empty:
                 raise ValueError("No variables to save")
-            self._built, self._placeholders, self._restore_op = True, [], None
+            self._built = True
             return
-        from lens.ops.core import group, placeholder
-        from lens.ops.variables import assign
+        from lens.ops.core import placeholder_with_default
         with self._graph.as_default(), name_scope(self._name, "save") as scope:
-            self._scope = scope
-            self._placeholders, assigns = [], []
-            for ckpt_name, ref in self._items:
-                ph = placeholder(ref.dtype.base_dtype, ref.shape, name="restore_value")
-                self._placeholders.append(ph)
-                assigns.append(assign(ref, ph, name="Assign"))
-            self._restore_op = group(*assigns, name="restore_all")
+            filename = placeholder_with_default(self._filename or "model", shape=(), name="filename")
+            filename = placeholder_with_default(filename, shape=(), name="Const")
+            if self._sharded:
+                save_tensor = self._sharded_save(filename)
+                restore_op = self._restore(filename, "restore_shard")
+                from lens.ops.core import group
+                restore_op = group(restore_op, name="restore_all")
+            else:
+                save_tensor = self._save(filename)
+                restore_op = self._restore(filename, "restore_all")
+        self._scope = scope
+        self.saver_def = saver_pb2.SaverDef(
+            filename_tensor_name=filename.name, save_tensor_name=save_tensor.name,
+            restore_op_name=restore_op.name, max_to_keep=self._max_to_keep or 0, sharded=bool(self._sharded),
+            keep_checkpoint_every_n_hours=self._keep_hours, version=saver_pb2.SaverDef.V2)
         self._built = True
+
+    def _save(self, filename):
+        from lens.ops.core import identity
+        names = [n for n, _ in self._items]
+        save = io_ops.save_v2(filename, names, [""] * len(names), [ref for _, ref in self._items])
+        with name_scope(None, "control_dependency") as dep_name, control_dependencies([save]):
+            return identity(filename, name=dep_name)
+
+    def _sharded_save(self, filename):
+        # TF1.15's layout: save into `<prefix>_temp_<uuid>/part-00000-of-00001`, then merge into <prefix>.
+        from lens.framework.convert import constant
+        from lens.ops.array import stack
+        from lens.ops.core import identity
+        from lens.ops.string_ops import string_join
+        tmp_prefix = string_join([filename, "_temp_%s/part" % uuid.uuid4().hex])
+        num_shards = constant(1, name="num_shards")
+        part = io_ops.sharded_filename(tmp_prefix, 0, num_shards)
+        saved = self._save(part)
+        with control_dependencies([saved.op]):
+            merge = io_ops.merge_v2_checkpoints(stack([part]), filename, delete_old_dirs=True)
+            with control_dependencies([merge]):
+                return identity(filename)
+
+    def _restore(self, filename, name):
+        from lens.ops.array import reshape
+        from lens.ops.core import group
+        from lens.ops.variables import assign
+        names = [n for n, _ in self._items]
+        restored = io_ops.restore_v2(filename, names, [""] * len(names),
+                                     [ref.dtype.base_dtype for _, ref in self._items])
+        assigns = []
+        for (_, ref), value in zip(self._items, restored):
+            if self._reshape and ref.shape.is_fully_defined():
+                value = reshape(value, ref.shape.as_list())
+            assigns.append(assign(ref, value, validate_shape=not self._reshape and ref.shape.is_fully_defined(),
+                                  use_locking=True, name="Assign"))
+        return group(*assigns, name=name)
 
     # -- bookkeeping of the checkpoints this saver wrote
     @property
@@ -115,7 +180,7 @@ class Saver:
         found = [p for p in checkpoint_paths if checkpoint_exists(p)]
         self.set_last_checkpoints_with_time(list(zip(found, get_checkpoint_mtimes(found))))
 
-    def _record(self, prefix):
+    def _record(self, prefix, meta_graph_suffix):
         if not self._max_to_keep:
             return
         self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != prefix]
@@ -128,7 +193,7 @@ class Saver:
                 self._next_keep_time += self._keep_hours * 3600
                 self._last_preserved = t
             else:
-                remove_checkpoint(p)
+                remove_checkpoint(p, meta_graph_suffix=meta_graph_suffix)
         self._to_delete = []
 
     # -- save / restore
@@ -155,11 +220,11 @@ class Saver:
         if not os.path.isdir(save_dir):
             raise ValueError("Parent directory of %s doesn't exist, can't save. Create it first (os.makedirs)."
                              % save_path)
-        if not self._items:
+        if self.saver_def is None:
             return None
-        values = sess.run([ref for _, ref in self._items])
-        fmt._write_data(prefix, [(n, v) for (n, _), v in zip(self._items, values)])
-        self._record(prefix)
+        # Fed as bytes: a string tensor's value in lens (TensorFlow converts a str feed the same way).
+        sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: prefix.encode("utf-8")})
+        self._record(prefix, meta_graph_suffix)
         if write_state:
             kept = self.last_checkpoints
             stamps = [t for _, t in self._last_checkpoints if t is not None] if self._max_to_keep else []
@@ -168,7 +233,7 @@ class Saver:
                                     last_preserved_timestamp=self._last_preserved,
                                     save_relative_paths=self._save_relative_paths)
         if write_meta_graph:
-            export_meta_graph(prefix + "." + meta_graph_suffix, graph=self._graph, saver_def=self.as_saver_def())
+            export_meta_graph(prefix + "." + meta_graph_suffix, graph=self._graph, saver_def=self.saver_def)
         return prefix
 
     def restore(self, sess, save_path):
@@ -178,54 +243,62 @@ class Saver:
         if not self._built:
             raise RuntimeError("`build()` should be called before restore if defer_build==True")
         save_path = os.fspath(save_path)
-        index = fmt._read_index(save_path)
-        entries = {e["name"]: e for e in index["tensors"]}
+        if not checkpoint_exists(save_path):
+            hint = ""
+            if os.path.exists(save_path + ".data-00000-of-00001"):
+                hint = " (its .data file is there but its .index is missing: an incomplete checkpoint)"
+            raise ValueError("The passed save_path is not a valid checkpoint: %s%s. Pass the prefix given to "
+                             "Saver.save (e.g. tf.train.latest_checkpoint(dir)), without .index/.data." %
+                             (save_path, hint))
+        if self._items:
+            self._check(open_checkpoint(save_path), save_path)
+        if self.saver_def is not None:
+            sess.run(self.saver_def.restore_op_name,
+                     {self.saver_def.filename_tensor_name: save_path.encode("utf-8")})
+
+    def _check(self, reader, save_path):
+        """Raise before any variable changes when a name is missing or a dtype or shape differs."""
         missing, mismatched = [], []
         for (name, ref) in self._items:
-            e = entries.get(name)
-            if e is None:
+            if name not in reader.entries:
                 missing.append("Key %s not found in checkpoint (variable %s)" % (name, ref.name))
                 continue
-            if e["dtype"] != ref.dtype.base_dtype.name:
+            dtype, shape = reader.dtype(name), reader.shape(name)
+            if dtype != ref.dtype.base_dtype:
                 mismatched.append("variable %s: the checkpoint holds %s, the graph has %s"
-                                  % (name, e["dtype"], ref.dtype.base_dtype.name))
-            if not ref.shape.is_compatible_with(e["shape"]):
+                                  % (name, dtype.name, ref.dtype.base_dtype.name))
+            if not ref.shape.is_compatible_with(shape):
                 same_size = ref.shape.is_fully_defined() and \
-                    int(np.prod(ref.shape.as_list())) == int(np.prod(e["shape"]))
+                    int(np.prod(ref.shape.as_list())) == int(np.prod(shape))
                 if not (self._reshape and same_size):
                     mismatched.append("variable %s: shape %s in the graph but %s in the checkpoint (Assign requires "
-                                      "shapes of both tensors to match)" % (name, ref.shape.as_list(), e["shape"]))
+                                      "shapes of both tensors to match)" % (name, ref.shape.as_list(), shape))
         if missing:
             raise errors.NotFoundError(None, None, "Restoring from checkpoint %s failed: %s. The checkpoint holds: "
                                        "%s. Restore a subset with Saver(var_list=[...]) or map names with "
                                        "Saver(var_list={'name in checkpoint': variable})."
-                                       % (save_path, "; ".join(missing + mismatched), ", ".join(sorted(entries))))
+                                       % (save_path, "; ".join(missing + mismatched), ", ".join(reader.names())))
         if mismatched:
             raise errors.InvalidArgumentError(None, None, "Restoring from checkpoint %s failed: %s. Build the model "
                                               "with the checkpoint's shapes and dtypes, or leave these variables "
                                               "out of var_list." % (save_path, "; ".join(mismatched)))
-        values = fmt._read_values(save_path, index, [n for n, _ in self._items])
-        feed = {ph: np.reshape(values[n], ph.shape.as_list()) if self._reshape and ph.shape.is_fully_defined()
-                else values[n] for ph, (n, _) in zip(self._placeholders, self._items)}
-        if self._restore_op is not None:
-            sess.run(self._restore_op, feed)
 
     def as_saver_def(self):
-        """A SaverDef naming the restore op (lens saves from Python, so no save tensor is named)."""
-        from lens.proto import saver_pb2
-        sd = saver_pb2.SaverDef(max_to_keep=self._max_to_keep or 0,
-                                keep_checkpoint_every_n_hours=self._keep_hours)
-        if getattr(self, "_restore_op", None) is not None:
-            sd.restore_op_name = self._restore_op.name
-        return sd
+        """The SaverDef naming this saver's filename tensor, save tensor and restore op."""
+        return self.saver_def if self.saver_def is not None else saver_pb2.SaverDef(
+            max_to_keep=self._max_to_keep or 0, keep_checkpoint_every_n_hours=self._keep_hours,
+            version=saver_pb2.SaverDef.V2)
 
     def to_proto(self, export_scope=None):
         """The SaverDef."""
         return self.as_saver_def()
 
-    def export_meta_graph(self, filename=None, as_text=False, **kwargs):
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
+                          clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
         """The MetaGraphDef of this saver's graph (written to filename when given)."""
-        return export_meta_graph(filename, graph=self._graph, saver_def=self.as_saver_def(), as_text=as_text)
+        return export_meta_graph(filename, graph=self._graph, saver_def=self.as_saver_def(), as_text=as_text,
+                                 collection_list=collection_list, clear_devices=clear_devices)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
@@ -237,20 +310,5 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
         raise TypeError("write_graph needs a Graph or a GraphDef, got %s" % type(graph_or_graph_def).__name__)
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
-    fmt._atomic_write(path, text_format.MessageToString(graph_def) if as_text else graph_def.SerializeToString())
+    _atomic_write(path, text_format.MessageToString(graph_def) if as_text else graph_def.SerializeToString())
     return path
-
-
-def export_meta_graph(filename=None, graph=None, saver_def=None, as_text=False, **kwargs):
-    """A MetaGraphDef of graph (GraphDef + SaverDef), written to filename when given."""
-    from google.protobuf import text_format
-    from lens.proto import meta_graph_pb2
-    g = graph or get_default_graph()
-    meta = meta_graph_pb2.MetaGraphDef()
-    meta.meta_info_def.meta_graph_version = "lens"
-    meta.graph_def.CopyFrom(g.as_graph_def())
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
-    if filename:
-        fmt._atomic_write(filename, text_format.MessageToString(meta) if as_text else meta.SerializeToString())
-    return meta

@@ -1,6 +1,8 @@
-"""The lens checkpoint format and TF's `checkpoint` state file (read, write, list, latest).
+"""lens's earlier checkpoint format (still read) and TF's `checkpoint` state file (read, write, latest).
 
-The lens checkpoint format (version 1). Saving to the prefix P (e.g. `/run/model.ckpt-100`) writes:
+Saver writes TensorFlow's tensor bundle (lens/training/bundle.py) since issue 14. Checkpoints written
+before in the lens checkpoint format (version 1) still restore; `_write_data` keeps writing it for
+tests of that. Saving to the prefix P (e.g. `/run/model.ckpt-100`) wrote:
 
 * `P.npz`   -- the values: an uncompressed NumPy .npz archive, one array per saved tensor under the
                key given in the index (`t0`, `t1`, ...); string tensors are stored as fixed-width bytes
@@ -20,7 +22,6 @@ Next to the checkpoints, the `checkpoint` file is TensorFlow's text-format Check
     all_model_checkpoint_timestamps: 1700000000.5 ...
     last_preserved_timestamp: 1699999000.1
 Every file is written to a temporary name and renamed, so a crash never leaves a torn checkpoint.
-TensorFlow's own (.data-00000-of-00001) checkpoints are not read by lens.
 """
 import codecs
 import json
@@ -31,8 +32,7 @@ from lens.framework import errors
 from lens.framework import dtypes as _dt
 
 __all__ = ["latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state", "CheckpointState",
-           "checkpoint_exists", "get_checkpoint_mtimes", "remove_checkpoint", "list_variables", "load_variable",
-           "load_checkpoint"]
+           "checkpoint_exists", "get_checkpoint_mtimes", "remove_checkpoint"]
 
 FORMAT, VERSION = "lens-checkpoint", 1
 
@@ -69,11 +69,8 @@ def _write_data(prefix, named_values):
 def _read_index(prefix):
     """The parsed index of checkpoint prefix; ValueError when prefix is not a lens checkpoint."""
     if not os.path.exists(prefix + ".index"):
-        hint = ""
-        if os.path.exists(prefix + ".data-00000-of-00001"):
-            hint = " (it is a TensorFlow checkpoint; lens reads only checkpoints written by lens's Saver)"
-        raise ValueError("The passed save_path is not a valid checkpoint: %s%s. Pass the prefix given to "
-                         "Saver.save (e.g. tf.train.latest_checkpoint(dir)), without .index/.npz." % (prefix, hint))
+        raise ValueError("The passed save_path is not a valid checkpoint: %s. Pass the prefix given to "
+                         "Saver.save (e.g. tf.train.latest_checkpoint(dir)), without .index/.npz." % prefix)
     try:
         with open(prefix + ".index", encoding="utf-8") as f:
             index = json.load(f)
@@ -112,9 +109,11 @@ def get_checkpoint_mtimes(checkpoint_prefixes):
 
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta"):
     """Delete the files of a checkpoint (missing files are ignored)."""
-    for suffix in (".index", ".npz", "." + meta_graph_suffix):
+    import glob
+    data = glob.glob(glob.escape(checkpoint_prefix) + ".data-?????-of-?????")
+    for path in [checkpoint_prefix + ".index"] + data + [checkpoint_prefix + s for s in (".npz", "." + meta_graph_suffix)]:
         try:
-            os.remove(checkpoint_prefix + suffix)
+            os.remove(path)
         except FileNotFoundError:
             pass
 
@@ -216,52 +215,3 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if state and checkpoint_exists(state.model_checkpoint_path):
         return state.model_checkpoint_path
     return None
-
-
-def _resolve_prefix(ckpt_dir_or_file):
-    if os.path.isdir(ckpt_dir_or_file):
-        prefix = latest_checkpoint(ckpt_dir_or_file)
-        if prefix is None:
-            raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given directory %s"
-                             % ckpt_dir_or_file)
-        return prefix
-    return ckpt_dir_or_file
-
-
-def list_variables(ckpt_dir_or_file):
-    """[(name, shape)] of the tensors in a checkpoint, sorted by name."""
-    index = _read_index(_resolve_prefix(ckpt_dir_or_file))
-    return sorted((e["name"], list(e["shape"])) for e in index["tensors"])
-
-
-def load_variable(ckpt_dir_or_file, name):
-    """The value of one tensor of a checkpoint."""
-    prefix = _resolve_prefix(ckpt_dir_or_file)
-    index = _read_index(prefix)
-    if name.endswith(":0"):
-        name = name[:-2]
-    if name not in {e["name"] for e in index["tensors"]}:
-        raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s" % (name, prefix))
-    return _read_values(prefix, index, [name])[name]
-
-
-def load_checkpoint(ckpt_dir_or_file):
-    """A reader with get_tensor / has_tensor / get_variable_to_shape_map (TF's CheckpointReader API)."""
-    return _Reader(_resolve_prefix(ckpt_dir_or_file))
-
-
-class _Reader:
-    def __init__(self, prefix):
-        self._prefix, self._index = prefix, _read_index(prefix)
-
-    def has_tensor(self, name):
-        return name in {e["name"] for e in self._index["tensors"]}
-
-    def get_tensor(self, name):
-        return load_variable(self._prefix, name)
-
-    def get_variable_to_shape_map(self):
-        return {e["name"]: list(e["shape"]) for e in self._index["tensors"]}
-
-    def get_variable_to_dtype_map(self):
-        return {e["name"]: _dt.as_dtype(e["dtype"]) for e in self._index["tensors"]}

@@ -32,6 +32,7 @@ PAIRS = [
     ("meta_graph", "meta_graph", ["MetaGraphDef", "CollectionDef", "TensorInfo",
                                   "SignatureDef", "AssetFileDef"]),
     ("saver", "saver", ["SaverDef"]),
+    ("variable", "variable", ["VariableDef", "SaveSliceInfoDef"]),
 ]
 
 

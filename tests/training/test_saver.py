@@ -46,7 +46,8 @@ def test_round_trip_restores_every_variable_into_a_new_graph(tmp_path):
             sess.run([w.assign(w * 2.0), k.assign([1.0, 2.0, 3.0]), n.assign(42)])
             path = saver.save(sess, str(tmp_path / "model.ckpt"))
     assert path == str(tmp_path / "model.ckpt")
-    assert {f for f in os.listdir(tmp_path)} == {"checkpoint", "model.ckpt.index", "model.ckpt.npz", "model.ckpt.meta"}
+    assert {f for f in os.listdir(tmp_path)} == {"checkpoint", "model.ckpt.index", "model.ckpt.data-00000-of-00001",
+                                                 "model.ckpt.meta"}
     with tf.Graph().as_default():
         w, k, n = _model(np.zeros((2, 3), np.float32))
         saver = tf.train.Saver()
@@ -60,19 +61,21 @@ def test_round_trip_restores_every_variable_into_a_new_graph(tmp_path):
     np.testing.assert_array_equal(tf.train.load_variable(str(tmp_path), "layer/kernel"), [1.0, 2.0, 3.0])
 
 
-def test_index_file_documents_names_dtypes_and_shapes(tmp_path):
+def test_earlier_lens_npz_checkpoints_still_restore(tmp_path):
+    from lens.training import saver_format
+    prefix = str(tmp_path / "old")
+    saver_format._write_data(prefix, [("w", np.full((2, 3), 4.0, np.float32)), ("layer/kernel", np.ones(3)),
+                                      ("count", np.int32(9))])
+    index = json.loads((tmp_path / "old.index").read_text())
+    assert index["format"] == "lens-checkpoint" and index["data_file"] == "old.npz"
     with tf.Graph().as_default():
-        _model()
+        w, k, n = _model()
         with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            path = tf.train.Saver().save(sess, str(tmp_path / "m"), write_meta_graph=False)
-    index = json.loads((tmp_path / "m.index").read_text())
-    assert index["format"] == "lens-checkpoint" and index["version"] == 1 and index["data_file"] == "m.npz"
-    by_name = {e["name"]: e for e in index["tensors"]}
-    assert by_name["layer/kernel"]["dtype"] == "float64" and by_name["w"]["shape"] == [2, 3]
-    with np.load(path + ".npz", allow_pickle=False) as data:
-        np.testing.assert_array_equal(data[by_name["count"]["key"]], 7)
-    assert not os.path.exists(path + ".meta")
+            tf.train.Saver().restore(sess, prefix)
+            got = sess.run([w, k, n])
+    assert np.all(got[0] == 4.0) and list(got[1]) == [1.0, 1.0, 1.0] and got[2] == 9
+    assert tf.train.list_variables(prefix) == [("count", []), ("layer/kernel", [3]), ("w", [2, 3])]
+    assert tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()["layer/kernel"] == tf.float64
 
 
 def test_var_list_as_dict_renames_and_list_selects(tmp_path):
@@ -107,8 +110,8 @@ def test_global_step_suffix_max_to_keep_and_checkpoint_file(tmp_path):
     assert [os.path.basename(p) for p in paths] == ["model.ckpt-10", "model.ckpt-20", "model.ckpt-30", "model.ckpt-40"]
     assert saver.last_checkpoints == paths[2:]
     left = sorted(f for f in os.listdir(tmp_path) if f.startswith("model"))
-    assert left == ["model.ckpt-30.index", "model.ckpt-30.meta", "model.ckpt-30.npz",
-                    "model.ckpt-40.index", "model.ckpt-40.meta", "model.ckpt-40.npz"]
+    assert left == ["model.ckpt-30.data-00000-of-00001", "model.ckpt-30.index", "model.ckpt-30.meta",
+                    "model.ckpt-40.data-00000-of-00001", "model.ckpt-40.index", "model.ckpt-40.meta"]
     state = text_format.Parse((tmp_path / "checkpoint").read_text(), CheckpointStateProto())
     assert state.model_checkpoint_path == paths[-1]
     assert list(state.all_model_checkpoint_paths) == paths[2:]
@@ -204,7 +207,7 @@ def test_bad_paths_and_arguments_raise_clear_errors(tmp_path):
             with pytest.raises(ValueError, match="it is None"):
                 saver.restore(sess, None)
             (tmp_path / "tf.ckpt.data-00000-of-00001").write_bytes(b"\0")
-            with pytest.raises(ValueError, match="TensorFlow checkpoint"):
+            with pytest.raises(ValueError, match="index is missing"):
                 saver.restore(sess, str(tmp_path / "tf.ckpt"))
             (tmp_path / "bad.index").write_text("{not json")
             with pytest.raises(tf.errors.DataLossError, match="bad.index"):

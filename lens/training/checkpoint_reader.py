@@ -1,0 +1,93 @@
+"""Read any checkpoint lens knows: TensorFlow's tensor bundle, or lens's earlier `.npz` format.
+
+`open_checkpoint(prefix)` returns an object with names(), dtype(name), shape(name) and
+read(names) -> {name: array}; `CheckpointReader` is TF's `NewCheckpointReader` API on top of it.
+"""
+import os
+
+import numpy as np
+
+from lens.framework import errors
+from lens.framework import dtypes as _dt
+from lens.training import bundle
+from lens.training import saver_format as legacy
+
+__all__ = ["NewCheckpointReader", "CheckpointReader"]
+
+
+class _LegacyReader:
+    """lens's version-1 checkpoint (P.npz + JSON P.index), read-only."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.index = legacy._read_index(prefix)
+        self.entries = {e["name"]: e for e in self.index["tensors"]}
+
+    def names(self):
+        return sorted(self.entries)
+
+    def dtype(self, name):
+        return _dt.as_dtype(self.entries[name]["dtype"])
+
+    def shape(self, name):
+        return list(self.entries[name]["shape"])
+
+    def read(self, names):
+        for name in names:
+            if name not in self.entries:
+                raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s" % (name, self.prefix))
+        return legacy._read_values(self.prefix, self.index, list(names))
+
+
+def open_checkpoint(prefix):
+    """A reader for the checkpoint at prefix, whichever format it has.
+
+    NotFoundError when there is no checkpoint there (as TensorFlow's reader), DataLossError when
+    its index is damaged.
+    """
+    prefix = os.fspath(prefix)
+    if prefix.endswith(".index") and not os.path.exists(prefix + ".index"):
+        prefix = prefix[:-len(".index")]
+    if bundle.is_bundle(prefix):
+        return bundle.BundleReader(prefix)
+    if os.path.exists(prefix + ".index"):
+        return _LegacyReader(prefix)
+    raise errors.NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
+                               "matching files for %s. Pass a checkpoint prefix (the path Saver.save returned, "
+                               "e.g. tf.train.latest_checkpoint(dir)), without .index or .data-*." % prefix)
+
+
+class CheckpointReader:
+    """TensorFlow's checkpoint reader: tensor names, shapes, dtypes and values."""
+
+    def __init__(self, filepattern):
+        self._reader = open_checkpoint(filepattern)
+
+    def has_tensor(self, tensor_str):
+        """True when the checkpoint holds tensor_str."""
+        return tensor_str in self._reader.entries
+
+    def get_tensor(self, tensor_str):
+        """The value of one tensor (NotFoundError naming it when absent)."""
+        value = self._reader.read([tensor_str])[tensor_str]
+        if isinstance(value, np.ndarray) and not value.flags.writeable:
+            value = value.copy()
+        return value
+
+    def get_variable_to_shape_map(self):
+        """{name: shape as a list}."""
+        return {n: self._reader.shape(n) for n in self._reader.names()}
+
+    def get_variable_to_dtype_map(self):
+        """{name: DType}."""
+        return {n: self._reader.dtype(n) for n in self._reader.names()}
+
+    def debug_string(self):
+        """One line per tensor: `name (dtype) [shape]`, as bytes (TensorFlow's DebugString)."""
+        return "".join("%s (%s) %s\n" % (n, self._reader.dtype(n).name, self._reader.shape(n))
+                       for n in self._reader.names()).encode("utf-8")
+
+
+def NewCheckpointReader(filepattern):  # noqa: N802 - TensorFlow's name
+    """A CheckpointReader for the checkpoint prefix filepattern."""
+    return CheckpointReader(filepattern)

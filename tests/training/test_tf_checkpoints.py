@@ -1,0 +1,147 @@
+"""TensorFlow-written checkpoints load into lens; what TensorFlow read back from lens's files (recorded)."""
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import lens as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "tf")
+CKPT_DIR = os.path.join(FIXTURES, "ckpt")
+EXPECTED = json.load(open(os.path.join(FIXTURES, "expected.json")))
+
+
+def _value(name):
+    if EXPECTED["dtypes"][name] == "string":
+        return [s.encode("latin-1") for s in EXPECTED["variables"][name]]
+    return np.array(EXPECTED["variables"][name], dtype=EXPECTED["dtypes"][name])
+
+
+def _model(kernel_shape=(3, 2)):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    with tf.variable_scope("dense"):
+        k = tf.get_variable("kernel", kernel_shape, initializer=tf.zeros_initializer())
+        b = tf.get_variable("bias", kernel_shape[1:], initializer=tf.zeros_initializer())
+    words = tf.Variable([b"", b"", b""], name="words")
+    step = tf.Variable(np.int64(0), name="global_step", trainable=False)
+    y = tf.nn.softmax(tf.add(tf.matmul(x, k), b), name="y")
+    return x, y, k, b, words, step
+
+
+def test_reader_sees_tensorflows_names_dtypes_shapes_and_values():
+    reader = tf.train.load_checkpoint(CKPT_DIR)
+    assert reader.get_variable_to_shape_map() == {"dense/bias": [2], "dense/kernel": [3, 2], "global_step": [],
+                                                  "words": [3]}
+    assert {n: d.name for n, d in reader.get_variable_to_dtype_map().items()} == EXPECTED["dtypes"]
+    for name in EXPECTED["variables"]:
+        got = reader.get_tensor(name)
+        if EXPECTED["dtypes"][name] == "string":
+            assert list(got) == _value(name)
+        else:
+            np.testing.assert_array_equal(got, _value(name))
+    state = tf.train.get_checkpoint_state(CKPT_DIR)
+    assert state.model_checkpoint_path == os.path.join(CKPT_DIR, "model.ckpt-7")
+    assert tf.train.checkpoint_exists(state.model_checkpoint_path)
+    assert not tf.train.checkpoint_exists(os.path.join(CKPT_DIR, "model.ckpt-8"))
+
+
+def test_saver_restores_a_tensorflow_checkpoint_into_a_lens_graph():
+    x, y, k, b, words, step = _model()
+    with tf.Session() as sess:
+        tf.train.Saver().restore(sess, tf.train.latest_checkpoint(CKPT_DIR))
+        np.testing.assert_allclose(sess.run(y, {x: EXPECTED["x"]}), EXPECTED["y"], rtol=1e-6)
+        assert list(sess.run(words)) == _value("words") and sess.run(step) == 7
+
+
+def test_import_meta_graph_runs_tensorflows_own_restore_ops(tmp_path):
+    saver = tf.train.import_meta_graph(os.path.join(CKPT_DIR, "model.ckpt-7.meta"))
+    assert sorted(v.op.name for v in tf.global_variables()) == sorted(EXPECTED["variables"])
+    assert sorted(v.op.name for v in tf.trainable_variables()) == ["dense/bias", "dense/kernel", "words"]
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(CKPT_DIR, "model.ckpt-7"))
+        np.testing.assert_allclose(sess.run("y:0", {"x:0": EXPECTED["x"]}), EXPECTED["y"], rtol=1e-6)
+        # TensorFlow's save ops run in lens too, writing a bundle lens reads back.
+        path = saver.save(sess, str(tmp_path / "again"))
+    assert sorted(os.listdir(tmp_path)) == ["again.data-00000-of-00001", "again.index", "again.meta", "checkpoint"]
+    np.testing.assert_array_equal(tf.train.load_variable(path, "dense/kernel"), _value("dense/kernel"))
+
+
+def test_missing_or_misshaped_variables_name_the_culprit_and_change_nothing():
+    x, y, k, b, words, step = _model(kernel_shape=(3, 4))
+    extra = tf.Variable([1.0], name="extra")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.NotFoundError, match="Key extra not found in checkpoint"):
+            tf.train.Saver().restore(sess, os.path.join(CKPT_DIR, "model.ckpt-7"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"variable dense/kernel: shape \[3, 4\] in the graph "
+                                                                 r"but \[3, 2\]"):
+            tf.train.Saver([step, k]).restore(sess, os.path.join(CKPT_DIR, "model.ckpt-7"))
+        assert np.all(sess.run(k) == 0) and np.all(sess.run(b) == 0) and sess.run(step) == 0
+        assert list(sess.run(extra)) == [1.0]
+
+
+def test_init_from_checkpoint_maps_scopes_and_names():
+    with tf.variable_scope("net"):
+        k = tf.get_variable("kernel", [3, 2], initializer=tf.ones_initializer())
+        b = tf.get_variable("bias", [2], initializer=tf.ones_initializer())
+    other = tf.get_variable("other", [2], initializer=tf.ones_initializer())
+    tf.train.init_from_checkpoint(CKPT_DIR, {"dense/": "net/"})
+    tf.train.init_from_checkpoint(CKPT_DIR, {"dense/bias": other})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(k), _value("dense/kernel"))
+        np.testing.assert_array_equal(sess.run(b), _value("dense/bias"))
+        np.testing.assert_array_equal(sess.run(other), _value("dense/bias"))
+    with pytest.raises(ValueError, match="Tensor nothing/here is not found"):
+        tf.train.init_from_checkpoint(CKPT_DIR, {"nothing/here": "net/kernel"})
+    with pytest.raises(ValueError, match="Shape of variable net/bias"):
+        tf.train.init_from_checkpoint(CKPT_DIR, {"dense/kernel": b})
+
+
+def test_warm_start_initializes_matching_trainable_variables():
+    with tf.variable_scope("dense"):
+        k = tf.get_variable("kernel", [3, 2], initializer=tf.ones_initializer())
+        b = tf.get_variable("bias", [2], initializer=tf.ones_initializer())
+    fresh = tf.get_variable("fresh", [2], initializer=tf.ones_initializer())
+    tf.train.warm_start(CKPT_DIR, vars_to_warm_start="dense/kernel")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(k), _value("dense/kernel"))
+        assert np.all(sess.run(b) == 1) and np.all(sess.run(fresh) == 1)
+
+
+def test_tensorflow_read_lens_checkpoints_and_saved_models():
+    """The fixture script had TensorFlow 2.21 read what lens wrote; lens still computes what TF computed."""
+    rec = json.load(open(os.path.join(FIXTURES, "tf_reads_lens.json")))
+    assert rec["checkpoint_shapes"] == {"dense/bias": [2], "dense/kernel": [3, 2], "global_step": [], "words": [3]}
+    assert rec["checkpoint_dtypes"] == {"dense/bias": "float32", "dense/kernel": "float32", "global_step": "int64",
+                                        "words": "string"}
+    assert rec["checkpoint_values"]["words"] == ["lens", "", "bundle"] and rec["checkpoint_values"]["global_step"] == 11
+    assert rec["meta_graph_restore_y_matches_lens"] and rec["saved_model_y_matches_lens"]
+    assert rec["meta_graph_global_variables"] == ["dense/bias", "dense/kernel", "global_step", "words"]
+    # The same model built in lens now gives the outputs TensorFlow computed from lens's files then.
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    with tf.variable_scope("dense"):
+        k = tf.get_variable("kernel", initializer=np.arange(6, dtype=np.float32).reshape(3, 2) / 5.0 - 0.4)
+        b = tf.get_variable("bias", initializer=np.array([0.3, -0.1], np.float32))
+    y = tf.nn.softmax(tf.add(tf.matmul(x, k), b))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y, {x: EXPECTED["x"]}), rec["saved_model_y"], rtol=1e-6)
+        np.testing.assert_allclose(rec["checkpoint_values"]["dense/kernel"], sess.run(k))
+
+
+def test_sharded_saver_round_trip(tmp_path):
+    v = tf.Variable(np.arange(4.0), name="v")
+    saver = tf.train.Saver(sharded=True)
+    assert saver.saver_def.sharded and saver.saver_def.save_tensor_name.startswith("save/Identity")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "m"))
+        sess.run(v.assign(np.zeros(4)))
+        saver.restore(sess, path)
+        assert list(sess.run(v)) == [0.0, 1.0, 2.0, 3.0]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
+    shutil.rmtree(tmp_path)
