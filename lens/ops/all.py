@@ -5,7 +5,7 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing",
             "math_special", "scan_ops", "linalg_extra", "linalg_einsum", "array_extra", "scatter_ops", "image_ops",
             "image_composites", "special_ops", "string_ops", "string_csv", "data_flow_ops", "hash_ops",
-            "sparse_ops", "sparse_ops_extra", "bitwise_ops", "set_ops"]
+            "sparse_ops", "sparse_ops_extra", "bitwise_ops", "set_ops", "state_scatter", "embedding_sparse"]
 
 # Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
 # definitions register no gradient for these types, so they must be imported for every op to have one.
@@ -34,6 +34,6 @@ _install(_Variable)
 
 # Ops defined outside lens/ops (optimizer updates, summaries) are registered too, so a
 # GraphDef holding them imports and runs without first touching tf.train or tf.summary.
-for _mod in ("lens.training.gradient_descent", "lens.training.optimizers_ops",
+for _mod in ("lens.training.gradient_descent", "lens.training.optimizers_ops", "lens.training.optimizers_sparse_ops",
              "lens.events.summary_ops"):
     importlib.import_module(_mod)

@@ -166,7 +166,7 @@ def _if_grad(op, *grads):
             xs = [(t, j) for t, j in zip(b.captures, b.cap_index) if j in float_in]
             dx = gradients(ys, [t for t, _ in xs], grad_ys=gys, stop_gradients=[t for t, _ in xs]) \
                 if ys and xs else [None] * len(xs)
-            by_input = {j: d for (_, j), d in zip(xs, dx) if d is not None}
+            by_input = {j: convert_to_tensor(d) for (_, j), d in zip(xs, dx) if d is not None}  # slices densified
             raw[bi] = by_input
             return [by_input[j] if j in by_input else zeros_like(op._inputs[1 + j]) for j in float_in]
         return run

@@ -106,12 +106,11 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 
 
 def _initial(elems, flat, initializer, reverse):
-    from lens.ops.indexing import gather
     if initializer is not None:
         init = nest.map_structure(convert_to_tensor, initializer)
         return init, 0
     n, _ = _length(flat)
-    first = [gather(e, n - 1 if reverse else 0) for e in flat]
+    first = [e[n - 1] if reverse else e[0] for e in flat]   # a slice (dense gradient), as TF's TensorArray read
     return nest.pack_sequence_as(elems, first), 1
 
 

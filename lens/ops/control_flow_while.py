@@ -132,7 +132,8 @@ def _while_grad(op, *grads):
         def body_grad():
             xs = [info.loop_vars[i] for i in fv] + [t for t, _ in fcaps]
             ys = [info.body_outs[i] for i in fv]
-            dx = gradients(ys, xs, grad_ys=gph, stop_gradients=xs)
+            dx = [d if d is None else convert_to_tensor(d)   # IndexedSlices densified: regions hold tensors
+                  for d in gradients(ys, xs, grad_ys=gph, stop_gradients=xs)]
             d_vars = [d if d is not None else zeros_like(info.loop_vars[i]) for d, i in zip(dx, fv)]
             d_caps = dx[len(fv):]
             connected.extend(k for k, d in enumerate(d_caps) if d is not None)

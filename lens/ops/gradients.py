@@ -1,9 +1,11 @@
 """tf.gradients: one reverse walk over the ops between xs and ys, TF1's algorithm and naming."""
 import collections
 
+from lens.framework import dtypes as _dt
 from lens.framework import registry
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import Tensor, get_default_graph, name_scope
+from lens.framework.indexed_slices import IndexedSlices
 
 _BACKPROP_KINDS = ("float16", "float32", "float64", "complex64", "complex128")
 # What gradients flow through (TF's "trainable" dtypes): integer, bool and string values stop them.
@@ -71,8 +73,32 @@ def _aggregate(grads, name="AddN"):
         return None
     if len(grads) == 1:
         return grads[0]
+    if any(isinstance(g, IndexedSlices) for g in grads):
+        return _aggregate_indexed_slices(grads)
     from lens.ops.math import add_n
     return add_n(grads, name=name)
+
+
+def _aggregate_indexed_slices(grads):
+    """TF1's sum of gradients when any is IndexedSlices: one IndexedSlices of all rows (dense ones as every row)."""
+    from lens.ops import array as A
+    from lens.ops.sequence import range as _range
+    slices = []
+    for g in grads:
+        if isinstance(g, IndexedSlices):
+            slices.append(g)
+        else:
+            shape = A.shape(g)
+            slices.append(IndexedSlices(g, _range(0, shape[0]), shape))
+    if len({s.indices.dtype.base_dtype for s in slices}) > 1:
+        slices = [IndexedSlices(s.values, A.cast(s.indices, _dt.int64), s.dense_shape) for s in slices]
+    return IndexedSlices(A.concat([s.values for s in slices], 0), A.concat([s.indices for s in slices], 0),
+                         slices[0].dense_shape)
+
+
+# Gradient functions that take IndexedSlices as they are; every other one sees the dense gradient
+# (TF1's gradient functions densify through convert_to_tensor, with its memory warning).
+_SLICES_PASS_THROUGH = {"Identity", "Snapshot"}
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -150,13 +176,17 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                       "one with tf.RegisterGradient(%r) or mark it tf.NotDifferentiable."
                                       % (op.name, op.type, op.type))
                 if grad_fn is not None:
+                    if op._type not in _SLICES_PASS_THROUGH:
+                        out_grads = [convert_to_tensor(gr) if isinstance(gr, IndexedSlices) else gr
+                                     for gr in out_grads]
                     for i, t in enumerate(op._outputs):
                         if out_grads[i] is None and _backpropagatable(t):
                             out_grads[i] = A.zeros_like(t)
                     with name_scope(op.name + "_grad"):
                         result = grad_fn(op, *out_grads)
                         result = list(result) if isinstance(result, (list, tuple)) else [result]
-                        if gate_gradients and sum(1 for r in result if r is not None) > 1:
+                        if gate_gradients and sum(1 for r in result if r is not None) > 1 and \
+                                not any(isinstance(r, IndexedSlices) for r in result):
                             from lens.ops.core import tuple_
                             result = tuple_(result)
                     if len(result) != len(op._inputs):

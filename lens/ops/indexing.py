@@ -1,12 +1,15 @@
 """Indexing ops: strided_slice (`x[...]`), gather, gather_nd, one_hot, split, reverse, masks, clipping."""
 import numbers
+import warnings
 
 import numpy as np
 
 from lens.framework import errors
 from lens.framework import dtypes as _dt
-from lens.framework.convert import apply_op, constant, convert_to_tensor, graph_of
+from lens.framework.convert import (apply_op, constant, convert_to_tensor, graph_of,
+                                    register_tensor_conversion_function)
 from lens.framework.graph import Tensor, name_scope
+from lens.framework.indexed_slices import IndexedSlices
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
 from lens.ops import array as A
@@ -321,6 +324,12 @@ def _gather_grad(op, grad):
         raise ValueError("lens differentiates GatherV2 %r only with a constant axis and params/indices "
                          "of known rank; give them static shapes (e.g. placeholder shapes)." % op.name)
     a = int(a) % pr
+    if a == 0:
+        # TF1: the gradient of a row gather is IndexedSlices (the rows and their gradients).
+        params_shape = A.cast(A.shape(params, out_type=_dt.int64), _dt.int32)
+        size = A.expand_dims(A.size(indices), 0)
+        values = A.reshape(grad, A.concat([size, _slice(params_shape, [1], [-1])], 0))
+        return [IndexedSlices(values, A.reshape(indices, size), params_shape), None, None]
     front = list(range(a, a + ir)) + list(range(a)) + list(range(a + ir, pr - 1 + ir))
     g = A.transpose(grad, front) if front != sorted(front) else grad
     tail = _slice(A.shape(g), [ir], [-1])
@@ -334,6 +343,37 @@ def _gather_grad(op, grad):
 
 
 register_op("GatherV2", make=_gather_make, shape=_gather_shape, grad=_gather_grad)
+
+
+_LARGE_SPARSE_NUM_ELEMENTS = 100000000
+
+
+def _static_shape_value(t):
+    """The value of a dense_shape tensor known at build time (Const, Shape, or a Cast of them), else None."""
+    if t.op.type == "Cast":
+        v = const_value(t.op.inputs[0])
+        return None if v is None else np.asarray(v).astype(t.dtype.as_numpy_dtype)
+    return const_value(t)
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
+    """An IndexedSlices as its dense tensor (rows summed), with TF's memory warnings."""
+    if dtype is not None and not dtype.is_compatible_with(value.dtype):
+        raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+                         % (dtype.name, value.dtype.name, value))
+    if value.dense_shape is None:
+        raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape: %s" % str(value))
+    shape = _static_shape_value(value.dense_shape)
+    if shape is None:
+        warnings.warn("Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may consume "
+                      "a large amount of memory.", stacklevel=3)
+    elif int(np.prod(shape)) >= _LARGE_SPARSE_NUM_ELEMENTS:
+        warnings.warn("Converting sparse IndexedSlices to a dense Tensor with %d elements. This may consume a "
+                      "large amount of memory." % int(np.prod(shape)), stacklevel=3)
+    return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
 
 
 def _int_indices(t, op_name, arg="indices"):

@@ -66,7 +66,9 @@ def _resolve(path):
 nn = LazyNamespace("nn", ["lens.ops.nn", "lens.ops.conv", "lens.ops.pool",
                           "lens.ops.nn_extra", "lens.rnn.nn_rnn"], {
     "sigmoid": "lens.ops.math.sigmoid", "tanh": "lens.ops.math.tanh",
-    "rnn_cell": "lens.rnn.rnn_cell"})
+    "rnn_cell": "lens.rnn.rnn_cell",
+    "embedding_lookup_sparse": "lens.ops.embedding_sparse.embedding_lookup_sparse",
+    "safe_embedding_lookup_sparse": "lens.ops.embedding_sparse.safe_embedding_lookup_sparse"})
 train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver",
                                 "lens.training.saver_import", "lens.training.checkpoint_utils",
                                 "lens.training.monitored", "lens.training.hooks",

@@ -14,6 +14,8 @@ _TOP = {
     "lens.ops.sparse_ops_extra": ["sparse_concat", "sparse_slice", "sparse_split", "sparse_transpose",
                                   "sparse_softmax", "sparse_maximum", "sparse_minimum", "sparse_to_indicator",
                                   "sparse_reset_shape"],
+    "lens.ops.state_scatter": ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div",
+                               "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"],
 }
 for _mod, _names in _TOP.items():
     _m = importlib.import_module(_mod)

@@ -3,6 +3,7 @@ import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.registry import register_op
+from lens.ops.state_scatter import scatter_sub
 from lens.training.optimizer import Optimizer, cast_like
 
 
@@ -46,3 +47,8 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         return apply_gradient_descent(var._ref(), cast_like(self._learning_rate_tensor, var), grad,
                                       use_locking=self._use_locking).op
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        # Repeated rows need no summing first: scatter_sub adds them all up.
+        delta = grad.values * cast_like(self._learning_rate_tensor, var)
+        return scatter_sub(var, grad.indices, delta, use_locking=self._use_locking).op

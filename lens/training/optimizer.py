@@ -1,5 +1,6 @@
 """Optimizer base class with TF1's compute_gradients / apply_gradients / minimize and naming."""
 from lens.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
+from lens.framework.indexed_slices import IndexedSlices
 from lens.ops.gradients import gradients
 
 
@@ -72,8 +73,9 @@ class Optimizer:
         if not grads_and_vars:
             raise ValueError("No variables provided.")
         for g, v in grads_and_vars:
-            if g is not None and not isinstance(g, Tensor):
-                raise TypeError("Gradient must be a Tensor or None, got %r for variable %s" % (g, v.name))
+            if g is not None and not isinstance(g, (Tensor, IndexedSlices)):
+                raise TypeError("Gradient must be convertible to a Tensor or IndexedSlices, or None: %r"
+                                " for variable %s" % (g, v.name))
         var_list = [v for g, v in grads_and_vars if g is not None]
         if not var_list:
             raise ValueError("No gradients provided for any variable: %s."
@@ -89,7 +91,10 @@ class Optimizer:
                 if grad is None:
                     continue
                 with name_scope("update_" + var.op.name), g.colocate_with(var.op):
-                    update_ops.append(self._apply_dense(grad, var))
+                    if isinstance(grad, IndexedSlices):
+                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
+                    else:
+                        update_ops.append(self._apply_dense(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
@@ -113,6 +118,14 @@ class Optimizer:
         pass
 
     def _apply_dense(self, grad, var):
+        raise NotImplementedError()
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """Sum the rows of repeated indices, then _apply_sparse (TF1's default)."""
+        values, indices = deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(values, indices, grad.dense_shape), var)
+
+    def _apply_sparse(self, grad, var):
         raise NotImplementedError()
 
     def get_slot_names(self):
@@ -179,6 +192,15 @@ class Optimizer:
 
     def _call_if_callable(self, param):
         return param() if callable(param) else param
+
+
+def deduplicate_indexed_slices(values, indices):
+    """(summed values, unique indices): the rows of repeated indices added up."""
+    from lens.ops.array import shape
+    from lens.ops.indexing import unsorted_segment_sum
+    from lens.ops.scan_ops import unique
+    unique_indices, positions = unique(indices)
+    return unsorted_segment_sum(values, positions, shape(unique_indices)[0]), unique_indices
 
 
 def cast_like(t, var):

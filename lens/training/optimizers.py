@@ -1,7 +1,12 @@
 """TF1's optimizers: Momentum, Adagrad, Adadelta, Adam, RMSProp, Ftrl (slots named as TF1)."""
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import get_default_graph
+from lens.ops import math as M
+from lens.ops.core import group
+from lens.ops.state_scatter import scatter_add
+from lens.ops.variables import assign, assign_sub
 from lens.training import optimizers_ops as ops
+from lens.training import optimizers_sparse_ops as sparse
 from lens.training.gradient_descent import GradientDescentOptimizer
 from lens.training.optimizer import Optimizer, cast_like
 
@@ -44,6 +49,11 @@ class MomentumOptimizer(_HyperOptimizer):
                                   self._h("momentum", var), use_locking=self._use_locking,
                                   use_nesterov=self._use_nesterov).op
 
+    def _apply_sparse(self, grad, var):
+        return sparse.sparse_apply_momentum(var, self.get_slot(var, "momentum"), self._h("learning_rate", var),
+                                            grad.values, grad.indices, self._h("momentum", var),
+                                            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+
 
 class AdagradOptimizer(_HyperOptimizer):
     """accum += grad^2; var -= lr * grad / sqrt(accum)."""
@@ -69,6 +79,10 @@ class AdagradOptimizer(_HyperOptimizer):
         return ops.apply_adagrad(var, self.get_slot(var, "accumulator"), self._h("learning_rate", var), grad,
                                  use_locking=self._use_locking).op
 
+    def _apply_sparse(self, grad, var):
+        return sparse.sparse_apply_adagrad(var, self.get_slot(var, "accumulator"), self._h("learning_rate", var),
+                                           grad.values, grad.indices, use_locking=self._use_locking).op
+
 
 class AdadeltaOptimizer(_HyperOptimizer):
     """Adadelta (Zeiler 2012) with TF1's defaults lr=0.001, rho=0.95, epsilon=1e-8."""
@@ -88,6 +102,11 @@ class AdadeltaOptimizer(_HyperOptimizer):
         return ops.apply_adadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
                                   self._h("lr", var), self._h("rho", var), self._h("epsilon", var), grad,
                                   use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        return sparse.sparse_apply_adadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
+                                            self._h("lr", var), self._h("rho", var), self._h("epsilon", var),
+                                            grad.values, grad.indices, use_locking=self._use_locking).op
 
 
 class AdamOptimizer(_HyperOptimizer):
@@ -118,6 +137,24 @@ class AdamOptimizer(_HyperOptimizer):
                               cast_like(b2p.value(), var), self._h("lr", var), self._h("beta1", var),
                               self._h("beta2", var), self._h("epsilon", var), grad,
                               use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        # TF1's composite: decay both moments everywhere, then scatter-add the rows' contributions.
+        b1p, b2p = self._get_beta_accumulators()
+        b1, b2, eps = self._h("beta1", var), self._h("beta2", var), self._h("epsilon", var)
+        one = M.cast(1, var.dtype.base_dtype)
+        lr = self._h("lr", var) * M.sqrt(one - cast_like(b2p.value(), var)) / (one - cast_like(b1p.value(), var))
+        g = get_default_graph()
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = assign(m, m * b1, use_locking=self._use_locking)
+        with g.control_dependencies([m_t]):
+            m_t = scatter_add(m, grad.indices, grad.values * (one - b1), use_locking=self._use_locking)
+        v_t = assign(v, v * b2, use_locking=self._use_locking)
+        with g.control_dependencies([v_t]):
+            v_t = scatter_add(v, grad.indices, (grad.values * grad.values) * (one - b2),
+                              use_locking=self._use_locking)
+        var_update = assign_sub(var, lr * m_t / (M.sqrt(v_t) + eps), use_locking=self._use_locking)
+        return group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope_):
         from lens.ops.core import group
@@ -160,6 +197,16 @@ class RMSPropOptimizer(_HyperOptimizer):
             return ops.apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hyper, grad,
                                                use_locking=self._use_locking).op
         return ops.apply_rms_prop(var, rms, mom, *hyper, grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        hyper = [self._h(a, var) for a in ("learning_rate", "decay", "momentum", "epsilon")]
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        if self._centered:
+            return sparse.sparse_apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hyper,
+                                                         grad.values, grad.indices,
+                                                         use_locking=self._use_locking).op
+        return sparse.sparse_apply_rms_prop(var, rms, mom, *hyper, grad.values, grad.indices,
+                                            use_locking=self._use_locking).op
 
 
 class FtrlOptimizer(_HyperOptimizer):
@@ -220,3 +267,13 @@ class FtrlOptimizer(_HyperOptimizer):
             return ops.apply_ftrl(var, accum, linear, grad, lr, l1, l2, power, use_locking=self._use_locking).op
         return ops.apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, self._h("l2_shrinkage", var), power,
                                  use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        accum, linear = self.get_slot(var, "accum"), self.get_slot(var, "linear")
+        lr, l1, l2 = self._h("learning_rate", var), self._h("l1", var), self._h("adjusted_l2", var)
+        power = self._h("learning_rate_power", var)
+        if self._l2_shrinkage <= 0.0:
+            return sparse.sparse_apply_ftrl(var, accum, linear, grad.values, grad.indices, lr, l1, l2, power,
+                                            use_locking=self._use_locking).op
+        return sparse.sparse_apply_ftrl_v2(var, accum, linear, grad.values, grad.indices, lr, l1, l2,
+                                           self._h("l2_shrinkage", var), power, use_locking=self._use_locking).op
