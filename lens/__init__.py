@@ -81,3 +81,10 @@ __all__ = [
     "local_variables", "local_variables_initializer", "model_variables", "moving_average_variables", "report_uninitialized_variables",
     "trainable_variables", "variables_initializer", "newaxis", "dtypes", "mul", "sub", "neg",
 ] + list(_extra_all) + list(_structured_all)
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext lens`: registers the `%lens` magic (lens.notebook, needs lens[notebook])."""
+    from lens.notebook import load_ipython_extension as load
+
+    load(ipython)
