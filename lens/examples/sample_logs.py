@@ -115,9 +115,12 @@ def _fix_wall_times(run_dir, name):
 def generate(logdir):
     """Write all runs into logdir (replacing what was there)."""
     import lens as tf
+    from lens.examples import sample_plugins
     tmp = tempfile.mkdtemp(prefix="lens-sample-")
     for name, lr in RUNS.items():
         write_run(tf, tmp, name, lr)
+        _fix_wall_times(os.path.join(tmp, name), name)
+    for name in sample_plugins.write_runs(tf, tmp):  # PR curves, custom scalars, hparams
         _fix_wall_times(os.path.join(tmp, name), name)
     if os.path.isdir(logdir):
         shutil.rmtree(logdir)

@@ -41,6 +41,8 @@ def test_scalars_card_has_every_run(page, sample_server):
     base, client = sample_server
     open_tab(page, base, "scalars")
     card = ".scalar-card[data-tag='loss']"
+    page.wait_for_selector(card)
+    page.locator(card).scroll_into_view_if_needed()  # cards load when scrolled into view
     page.wait_for_selector(f"{card} .js-plotly-plot")
     assert wait_until(lambda: len(plot_traces(page, card) or []) == 3)
     traces = plot_traces(page, card)
@@ -49,7 +51,8 @@ def test_scalars_card_has_every_run(page, sample_server):
         rows = client.get(f"/data/plugin/scalars/scalars?run={name}&tag=loss").get_json()
         assert len(rows) > 10 and x == [row[1] for row in rows]
     titles = page.eval_on_selector_all(".scalar-card", "els => els.map(e => e.dataset.tag)")
-    assert set(titles) == {"loss", "accuracy", "learning_rate"}
+    # the plugin sample runs (custom scalars, hparams sweep) add their own scalar tags
+    assert {"loss", "accuracy", "learning_rate"} <= set(titles)
     assert page.errors == []
 
 
