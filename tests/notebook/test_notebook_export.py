@@ -2,7 +2,11 @@
 drawn by the board's graph view and the plotly charts render, all offline."""
 
 import io
+import json
 import math
+import re
+import urllib.error
+import urllib.request
 
 import nbformat
 import numpy as np
@@ -53,25 +57,29 @@ def exported(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("export")
     nb = new_notebook(cells=[new_code_cell(GRAPH_CELL),
-                             new_code_cell(f"LOGDIR = {str(root / 'logs')!r}\n" + CHART_CELL)])
+                             new_code_cell(f"LOGDIR = {str(root / 'logs')!r}\n" + CHART_CELL),
+                             new_code_cell("%load_ext lens\n%lens --logdir $LOGDIR")])
     with live_kernel(nb, root):
-        pass
+        url = re.search(r'src="(http[^"]+)"', nb.cells[2].outputs[-1].data["text/html"]).group(1)
+        with urllib.request.urlopen(url + "data/runs", timeout=5) as response:
+            assert json.loads(response.read()) == ["run"]
     assert errors_of(nb) == []
     body, _ = HTMLExporter().from_notebook_node(nb)
     path = root / "exported.html"
     path.write_text(body, encoding="utf-8")
-    return path
+    return path, url  # url: the board the kernel served, shut down with it
 
 
 @pytest.fixture(scope="module")
 def page(exported, chromium):
+    path, _ = exported
     context = chromium.new_context(viewport={"width": 1200, "height": 1400})
     # No network at all: everything the page draws with must be inside the file.
     context.route("http*://**", lambda route: route.abort())
     pg = context.new_page()
     pg.errors = []
     pg.on("pageerror", lambda err: pg.errors.append(str(err)))
-    pg.goto(exported.as_uri())
+    pg.goto(path.as_uri())
     yield pg
     context.close()
 
@@ -132,6 +140,11 @@ def test_exported_html_draws_the_charts(page):
                                        "els => els.map(e => e.textContent)")
     assert titles == ["value", "spread (run)"]
     assert page.errors == []
+
+
+def test_the_board_stopped_with_the_kernel(exported):
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(exported[1] + "data/runs", timeout=2)
 
 
 def test_python_smoothing_equals_the_boards_javascript(chromium):
