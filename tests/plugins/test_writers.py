@@ -205,3 +205,10 @@ def test_tensorboard_module_paths():
     assert summary.session_end_pb(summary.STATUS_SUCCESS, 1.0).value[0].tag == \
         "_hparams_/session_end_info"
     assert layout_pb2.Layout is custom_scalar.Layout
+
+
+def test_summary_v1_names():
+    from lens.plugins import summary_v1
+
+    assert summary_v1.pr_curve_pb is pr_curve.pb and summary_v1.custom_scalar_pb is custom_scalar.pb
+    assert summary_v1.pr_curve_streaming_op is pr_curve.streaming_op
