@@ -20,7 +20,10 @@ __all__ = ["numeric_column", "bucketized_column", "indicator_column", "embedding
 
 def flat_2d(tensor, num_elements):
     """tensor reshaped to [batch, num_elements] (input_layer's per-column layout)."""
-    return A.reshape(tensor, A.stack([A.shape(tensor)[0], constant(num_elements)]))
+    out = A.reshape(tensor, A.stack([A.shape(tensor)[0], constant(num_elements)]))
+    batch = tensor.shape[0].value if tensor.shape.ndims else None
+    out.set_shape([batch, num_elements])
+    return out
 
 
 class _NumericColumn(DenseColumn):

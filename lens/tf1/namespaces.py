@@ -140,6 +140,7 @@ debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
 saved_model = LazyNamespace("saved_model", ["lens.training.saved_model"])
 pywrap_tensorflow = LazyNamespace("pywrap_tensorflow", ["lens.training.checkpoint_reader"])
 feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
+estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.estimator.inputs"})
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib",
                                         "rnn": "lens.rnn.rnn_cell"})

@@ -5,7 +5,8 @@ from lens.framework.tensor_shape import as_shape
 
 
 def _primary_name(primary):
-    return primary.op.name
+    # A primary may carry the prefix TF1 gave its slots (canned estimators' partitioned names).
+    return getattr(primary, "_slot_prefix", None) or primary.op.name
 
 
 def create_slot_with_initializer(primary, initializer, shape, dtype, name):

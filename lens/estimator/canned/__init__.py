@@ -1,0 +1,1 @@
+"""tf.estimator canned estimators."""
