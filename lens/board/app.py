@@ -18,8 +18,8 @@ from lens.events.provider import NotFound as ProviderNotFound
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 # Dashboards in tab order; graphs belongs to another module owner and may not exist yet.
-DASHBOARD_MODULES = ("scalars", "images", "audio", "graphs", "distributions", "histograms",
-                     "text",
+DASHBOARD_MODULES = ("timeseries", "scalars", "images", "audio", "graphs", "distributions",
+                     "histograms", "text",
                      "custom_scalars",
                      "pr_curves",
                      "hparams",

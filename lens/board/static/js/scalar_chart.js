@@ -26,7 +26,7 @@ window.lensScalarChart = (function () {
       }
       // hoverinfo "none": plotly reports the hover (our tooltip table) but draws no label.
       out.push({type, mode: "lines", x, y: smoothed, name, hoverinfo: "none",
-        line: {color, width: 1.5}, meta: {run}});
+        text: s.rows.map((r) => r[1]), line: {color, width: 1.5}, meta: {run}});
     }
     return out;
   }

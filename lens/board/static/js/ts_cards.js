@@ -1,0 +1,174 @@
+// The Time Series dashboard's cards: scalars (all runs on one chart, step selection and data
+// table), histograms and images (one run each). A card is created empty and cheap; it asks
+// for its data (request()) and draws (draw()) only once it has scrolled into view.
+"use strict";
+
+window.lensTsCards = (function () {
+  const C = window.lensCharts;
+  const SC = window.lensScalarChart;
+  const H = window.lensHisto;
+  const S = window.lensSettings;
+  const ST = window.lensTsSteps;
+  const HEIGHT = 260;
+  const CONFIG = Object.assign({}, C.PLOT_CONFIG, {edits: {shapePosition: true}});
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // Plotly when it runs, else the light preview (preview.js) and a redraw once it does.
+  function plot(card, data, layout, label) {
+    if (!window.Plotly) {
+      window.lensPreview.draw(card.plot, data, layout, label);
+      if (!card.waiting) {
+        card.waiting = true;
+        C.whenPlotly().then(() => { card.waiting = false; card.draw(); },
+          (e) => { card.waiting = false; card.note.textContent = e.message; });
+      }
+      return Promise.resolve();
+    }
+    window.lensPreview.clear(card.plot);
+    return window.Plotly.react(card.plot, data, layout, CONFIG).then(() => {
+      card.el.dataset.traces = String(data.length);
+      if (!card.wired) { card.wired = true; card.wire(); }
+    });
+  }
+
+  function height(card) {
+    return card.el.classList.contains("ts-fullscreen") ? Math.max(HEIGHT, window.innerHeight - 220) : HEIGHT;
+  }
+
+  // ---- scalars ------------------------------------------------------------------------------
+  function scalarCard(card, env) {
+    card.series = new Map();
+    card.selection = null;
+    card.rangeMode = false;
+    card.plot = el("div", "plot");
+    card.note = el("div", "card-note muted");
+    const tools = el("div", "ts-step-tools");
+    const range = el("input");
+    range.type = "checkbox";
+    range.className = "ts-range-mode";
+    range.addEventListener("change", () => ST.setRangeMode(card, range.checked));
+    const rangeLabel = el("label", "", "");
+    rangeLabel.append(range, document.createTextNode(" Range selection"));
+    const clear = el("button", "ts-clear-selection", "Clear selection");
+    clear.type = "button";
+    clear.addEventListener("click", () => { card.selection = null; card.draw(); });
+    tools.append(el("span", "muted", "Click the chart to pick a step; drag the line to move it."),
+      rangeLabel, clear);
+    card.tableEl = el("div", "ts-table");
+    card.body.append(card.plot, card.note, tools, card.tableEl);
+    card.request = () => ({plugin: "scalars", tag: card.tag, runs: env.runs()});
+    card.receive = (response) => {
+      const series = new Map();
+      for (const run of env.runs()) {
+        const points = (response.runToSeries || {})[run];
+        if (points) series.set(run, {rows: points.map((p) => [p.wallTime, p.step, p.value])});
+      }
+      card.series = series;
+    };
+    card.draw = () => {
+      const traces = SC.traces(card, env.runColor, env.escapeHtml);
+      const layout = SC.layout(traces, false, {height: height(card), shapes: ST.shapes(card)});
+      if (card.resetView) { layout.uirevision = Math.random(); card.resetView = false; }
+      else layout.uirevision = card.uirevision || "keep";
+      card.uirevision = layout.uirevision;
+      ST.table(card, env.runColor);
+      card.tools.hidden = !traces.length;
+      return plot(card, traces, layout, card.tag);
+    };
+    card.tools = tools;
+    card.wire = () => { SC.attachTooltip(card, env.runColor); ST.wire(card); };
+    card.dispose = () => SC.detachTooltip(card);
+  }
+
+  // ---- histograms ---------------------------------------------------------------------------
+  function histogramCard(card, env) {
+    card.rows = [];
+    card.plot = el("div", "plot");
+    card.note = el("div", "card-note muted");
+    card.body.append(card.plot, card.note);
+    card.request = () => ({plugin: "histograms", tag: card.tag, run: card.run});
+    card.receive = (response) => {
+      card.rows = H.fromTimeSeries((response.runToSeries || {})[card.run] || []);
+    };
+    card.draw = () => {
+      const mode = S.get("histogramMode");
+      const data = H.traces(card.rows, env.runColor(card.run), mode, S.isDark());
+      return plot(card, data, H.layout(mode, {height: height(card)}), card.tag + " (" + card.run + ")");
+    };
+    card.wire = () => {};
+    card.dispose = () => {};
+  }
+
+  // ---- images -------------------------------------------------------------------------------
+  function imageCard(card) {
+    card.points = [];
+    card.shownStep = null;  // null: follow the newest step
+    card.el.classList.add("image-card");
+    const label = el("div", "step-label muted");
+    const slider = el("input", "step-slider");
+    slider.type = "range";
+    slider.min = "0";
+    const frame = el("div", "image-frame");
+    const img = el("img");
+    img.alt = card.tag + " (" + card.run + ")";
+    frame.append(img);
+    card.body.append(label, slider, frame);
+    slider.addEventListener("input", () => {
+      const i = parseInt(slider.value, 10);
+      card.shownStep = i === card.points.length - 1 ? null : card.points[i].step;
+      show(i);
+    });
+    function show(i) {
+      const p = card.points[i];
+      if (!p) { label.textContent = "no image"; return; }
+      label.textContent = "step " + p.step + " · " + new Date(p.wallTime * 1000).toLocaleString();
+      const src = "/data/plugin/timeseries/imageData?imageId=" + encodeURIComponent(p.imageId);
+      if (img.getAttribute("src") !== src) img.src = src;
+      card.el.dataset.step = String(p.step);
+    }
+    card.request = () => ({plugin: "images", tag: card.tag, run: card.run, sample: card.sample});
+    card.receive = (response) => { card.points = (response.runToSeries || {})[card.run] || []; };
+    card.draw = () => {
+      slider.max = String(Math.max(0, card.points.length - 1));
+      slider.hidden = card.points.length < 2;
+      let i = card.points.length - 1;
+      if (card.shownStep !== null) {
+        const found = card.points.findIndex((p) => p.step === card.shownStep);
+        if (found >= 0) i = found;
+      }
+      slider.value = String(i);
+      show(i);
+      return Promise.resolve();
+    };
+    card.wire = () => {};
+    card.dispose = () => {};
+  }
+
+  // A card for a descriptor {kind, tag, run, sample, id}; env: {runs, runColor, escapeHtml}.
+  function create(desc, env, chrome) {
+    const card = Object.assign({}, desc, {loaded: false, stale: true, dirty: false});
+    const subtitle = desc.kind === "scalars" ? "" :
+      desc.run + (desc.kind === "images" && desc.sample ? " · sample " + desc.sample : "");
+    card.el = C.card(desc.tag, subtitle);
+    card.el.classList.add("ts-card", "ts-" + desc.kind);
+    card.el.dataset.kind = desc.kind;
+    card.el.dataset.tag = desc.tag;
+    card.el.dataset.id = desc.id;
+    if (desc.run !== undefined) card.el.dataset.run = desc.run;
+    card.el.querySelector(".card-title").append(chrome(card));
+    card.body = el("div", "ts-card-body");
+    card.el.append(card.body);
+    if (desc.kind === "scalars") scalarCard(card, env);
+    else if (desc.kind === "histograms") histogramCard(card, env);
+    else imageCard(card);
+    return card;
+  }
+
+  return {create, HEIGHT};
+})();
