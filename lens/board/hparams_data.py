@@ -11,7 +11,7 @@ import math
 import posixpath
 from collections import defaultdict
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import json_format
 
 from lens.proto import hparams_api_pb2 as api_pb2
 from lens.proto import hparams_plugin_data_pb2 as plugin_data_pb2
@@ -184,7 +184,3 @@ def to_python(value):
 def python_list(list_value):
     """A google.protobuf.ListValue's items as Python values."""
     return [to_python(v) for v in list_value.values]
-
-
-__all__ = ["Content", "HParamsError", "experiment", "metric_run_tag", "metric_names",
-           "serializable", "to_python", "python_list", "struct_pb2"]

@@ -1,6 +1,5 @@
 """The plugin writers: what they write is read back with the tensorboard package's protos and
 readers, and compared with TensorBoard's own writers where those run without TensorFlow."""
-import os
 
 import numpy as np
 import pytest
