@@ -232,6 +232,11 @@ class BaseSession(SessionContext):
         """Release the session's state; further runs raise RuntimeError."""
         self._closed = True
         self._runs.clear()
+        # Kernels blocked on session resources (queues) must wake and fail with CancelledError.
+        for resource in list(self._ctx.resources.values()):
+            on_close = getattr(resource, "on_session_close", None)
+            if on_close is not None:
+                on_close()
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None

@@ -3,8 +3,12 @@ from lens.data import ops as _ops  # noqa: F401 - registers the dataset and iter
 from lens.data.dataset import Dataset
 from lens.data.iterator import Iterator
 from lens.data.readers import TFRecordDataset, TextLineDataset
+from lens.data.fixed_length import FixedLengthRecordDataset
+from lens.data import experimental
+from lens.data.experimental import AUTOTUNE
 
-__all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "make_one_shot_iterator",
+__all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "AUTOTUNE",
+           "experimental", "make_one_shot_iterator",
            "make_initializable_iterator", "get_output_types", "get_output_shapes", "get_output_classes"]
 
 

@@ -106,8 +106,20 @@ class Map(DatasetValue):
         self.inp, self.fn = inp, fn
 
     def iterate(self):
-        fn = self.fn
-        return (fn(e) for e in self.inp.iterate())
+        return _MapIterator(self.inp.iterate(), self.fn)
+
+
+class _MapIterator:
+    """fn over an iterator; unlike a generator it stays usable after fn raises (ignore_errors skips on)."""
+
+    def __init__(self, it, fn):
+        self.it, self.fn = it, fn
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.fn(next(self.it))
 
 
 class Filter(DatasetValue):

@@ -1,4 +1,6 @@
 """TF1 reference variables: `v`, `v/read`, `v/Assign`, `v/initial_value`; assign ops; initializers."""
+import weakref
+
 import numpy as np
 
 from lens.framework import errors, dtypes as _dt
@@ -19,7 +21,23 @@ def _variable_make(op, ctx):
 register_op("VariableV2", make=_variable_make, not_differentiable=True, stateful=True)
 
 
+# Arrays whose producer hands them over (RestoreV2's freshly read tensors): the first Assign keeps
+# one instead of copying it, so restoring a checkpoint costs one read, not a read plus a copy.
+_HANDED_OVER = weakref.WeakValueDictionary()
+
+
+def hand_over(arr):
+    """Mark a freshly made array no one else holds as adoptable by Assign; returns it."""
+    if isinstance(arr, np.ndarray) and arr.base is None and arr.flags.owndata:
+        _HANDED_OVER[id(arr)] = arr
+    return arr
+
+
 def _frozen(a, dtype):
+    if _HANDED_OVER.get(id(a)) is a and a.dtype == dtype:
+        del _HANDED_OVER[id(a)]
+        a.flags.writeable = False
+        return a
     arr = np.array(a, dtype=dtype, copy=True)
     arr.flags.writeable = False
     return arr

@@ -73,7 +73,9 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
                                 "lens.training.saver_import", "lens.training.checkpoint_utils",
                                 "lens.training.monitored", "lens.training.hooks",
                                 "lens.training.hooks_checkpoint",
-                                "lens.training.decay", "lens.training.ema"], {
+                                "lens.training.decay", "lens.training.ema", "lens.training.queue_runner",
+                                "lens.training.input"], {
+    "queue_runner": "lens.tf1.namespaces.train_queue_runner",
     "Optimizer": "lens.training.optimizer.Optimizer",
     "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",
     "get_global_step": "lens.training.training_util.get_global_step",
@@ -133,7 +135,17 @@ losses = LazyNamespace("losses", ["lens.losses"])
 metrics = LazyNamespace("metrics", ["lens.metrics"])
 data = LazyNamespace("data", ["lens.data"])
 python_io = LazyNamespace("python_io", ["lens.events.tfrecord"])
-io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing"], {
+train_queue_runner = LazyNamespace("queue_runner", ["lens.training.queue_runner"])
+queue = LazyNamespace("queue", ["lens.ops.data_flow_ops"])
+# tf.gfile keeps TF1's CamelCase names; tf.io.gfile has TF2's snake_case ones.
+gfile = LazyNamespace("gfile", [], {n: "lens.events.gfile." + n for n in (
+    "Copy", "DeleteRecursively", "Exists", "FastGFile", "GFile", "Glob", "IsDirectory", "ListDirectory", "MakeDirs",
+    "MkDir", "Open", "Remove", "Rename", "Stat", "Walk")})
+io_gfile = LazyNamespace("gfile", [], {n: "lens.events.gfile." + n for n in (
+    "GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
+    "remove", "rename", "rmtree", "stat", "walk")})
+io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.data_flow_ops", "lens.events.io_ops"], {
+    "gfile": io_gfile, "match_filenames_once": "lens.training.input.match_filenames_once",
     "decode_csv": "lens.ops.string_csv.decode_csv",
     "decode_raw": "lens.ops.string_ops.decode_raw"})
 debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
@@ -142,7 +154,7 @@ pywrap_tensorflow = LazyNamespace("pywrap_tensorflow", ["lens.training.checkpoin
 feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
 estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.estimator.inputs"})
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
-contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib",
+contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup": "lens.tf1.namespaces.contrib_lookup", "estimator": "lens.estimator.contrib",
                                         "rnn": "lens.rnn.rnn_cell"})
 logging = LazyNamespace("logging", [], {"set_verbosity": "lens.tf1.namespaces._noop",
                                         "INFO": "logging.INFO", "WARN": "logging.WARN",
@@ -159,6 +171,13 @@ sparse = LazyNamespace("sparse", [], {
     "retain": _SP + "sparse_retain", "fill_empty_rows": _SP + "sparse_fill_empty_rows",
     "placeholder": _SP + "sparse_placeholder",
     **{n: _SPX + "sparse_" + n for n in ("concat", "slice", "split", "transpose", "softmax", "maximum", "minimum",
+lookup = LazyNamespace("lookup", [], {
+    **{n: "lens.ops.lookup_ops." + n for n in ("KeyValueTensorInitializer", "StaticHashTable", "TextFileIndex",
+                                               "TextFileInitializer")},
+    "StaticVocabularyTable": "lens.ops.lookup_vocab.StaticVocabularyTable"})
+contrib_lookup = LazyNamespace("lookup", ["lens.ops.lookup_vocab"], {
+    n: "lens.ops.lookup_ops." + n for n in ("HashTable", "KeyValueTensorInitializer", "TextFileIndex",
+                                            "TextFileInitializer", "tables_initializer")})
                                          "to_indicator", "expand_dims", "eye", "reset_shape")}})
 sets = LazyNamespace("sets", ["lens.ops.set_ops"])
 bitwise = LazyNamespace("bitwise", ["lens.ops.bitwise_ops"])

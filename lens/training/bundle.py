@@ -19,25 +19,16 @@ from lens.framework import errors
 from lens.framework import dtypes as _dt
 from lens.proto import tensor_bundle_pb2, tensor_shape_pb2
 from lens.training import bundle_table as table
+from lens.training.bundle_crc import Checksums
 
 HEADER_KEY = b""
 BUNDLE_VERSION = 1             # TensorFlow's kTensorBundleVersion
-_CHUNK = 4 << 20               # checksum large tensors in cache-sized pieces
 _U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
 
 
 def data_path(prefix, shard=0, num_shards=1):
     """The name of one data shard of the bundle at prefix."""
     return "%s.data-%05d-of-%05d" % (prefix, shard, num_shards)
-
-
-def _crc_of_array(arr):
-    """CRC-32C of a contiguous array's bytes, computed a chunk at a time (no full-size copy)."""
-    flat = arr.reshape(-1).view(np.uint8)
-    crc = 0
-    for start in range(0, flat.size, _CHUNK):
-        crc = google_crc32c.extend(crc, flat[start:start + _CHUNK].tobytes())
-    return crc
 
 
 def _length_bytes(n):
@@ -76,27 +67,30 @@ def write_bundle(prefix, named_values):
         if a == b:
             raise ValueError("Two tensors are saved under the same name %r" % a)
     try:
-        offset = 0
-        with open(tmp_data, "wb") as f:
+        offset, placed = 0, []
+        with open(tmp_data, "wb") as f, Checksums() as crcs:
             for name, value in named:
                 arr = np.asarray(value)
                 dtype = _bundle_dtype(arr)
                 if dtype == _dt.string:
                     blob, crc = _string_bytes(arr)
+                    crcs.submit_value(name, crc)
                     f.write(blob)
                     size = len(blob)
                 else:
                     # (np.ascontiguousarray would turn a scalar into shape [1].)
                     arr = np.require(arr, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"), requirements="C")
-                    crc = _crc_of_array(arr)
+                    crcs.submit(name, arr)          # checksummed in a thread while it is written
                     f.write(memoryview(arr.reshape(-1)).cast("B") if arr.size else b"")
                     size = arr.nbytes
-                entry = tensor_bundle_pb2.BundleEntryProto(dtype=dtype.as_datatype_enum, shard_id=0, offset=offset,
-                                                           size=size, crc32c=table.mask_crc(crc))
-                entry.shape.CopyFrom(tensor_shape_pb2.TensorShapeProto(
-                    dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in arr.shape]))
-                entries.append((name.encode("utf-8"), entry.SerializeToString()))
+                placed.append((name, dtype, arr.shape, offset, size))
                 offset += size
+            for name, dtype, shape, start, size in placed:
+                entry = tensor_bundle_pb2.BundleEntryProto(dtype=dtype.as_datatype_enum, shard_id=0, offset=start,
+                                                           size=size, crc32c=table.mask_crc(crcs.result(name)))
+                entry.shape.CopyFrom(tensor_shape_pb2.TensorShapeProto(
+                    dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=int(d)) for d in shape]))
+                entries.append((name.encode("utf-8"), entry.SerializeToString()))
         # The index lands last: its presence marks a complete checkpoint.
         os.replace(tmp_data, data_file)
         _write_index(prefix, [(HEADER_KEY, _header(1))] + entries)
@@ -205,12 +199,18 @@ class BundleReader:
             except OSError as e:
                 raise errors.NotFoundError(None, None, "Checkpoint data file %s is missing (%s): the checkpoint %s "
                                            "is incomplete" % (path, e.strerror, self.prefix))
-            with f:
+            with f, Checksums() as crcs:
                 for name in sorted(shard_names, key=lambda n: self.entries[n].offset):
-                    out[name] = self._read_one(f, path, name)
+                    out[name] = self._read_one(f, path, name, crcs)
+                for name in shard_names:
+                    crc = crcs.result(name)
+                    if table.unmask_crc(self.entries[name].crc32c) != crc:
+                        raise errors.DataLossError(None, None, "Checksum does not match: stored %#x vs. calculated "
+                                                   "on the restored bytes %#x (tensor %s in %s)"
+                                                   % (table.unmask_crc(self.entries[name].crc32c), crc, name, path))
         return out
 
-    def _read_one(self, f, path, name):
+    def _read_one(self, f, path, name, crcs):
         e = self.entries[name]
         if e.slices:
             raise errors.UnimplementedError(None, None, "Tensor %s in %s is saved as slices (a partitioned "
@@ -218,30 +218,31 @@ class BundleReader:
         dtype = _dt.as_dtype(e.dtype)
         shape = [d.size for d in e.shape.dim]
         f.seek(e.offset)
-        blob = f.read(e.size)
-        if len(blob) != e.size:
-            raise errors.DataLossError(None, None, "%s: tensor %s needs bytes %d..%d but the file ends at %d"
-                                       % (path, name, e.offset, e.offset + e.size, e.offset + len(blob)))
         if dtype == _dt.string:
+            blob = f.read(e.size)
+            self._check_size(path, name, len(blob))
             value, crc = _parse_strings(blob, shape, name, path)
-        else:
-            if dtype.as_numpy_dtype is None or dtype in (_dt.resource, _dt.variant):
-                raise errors.UnimplementedError(None, None, "Tensor %s in %s has dtype %s, which lens cannot "
-                                                "restore" % (name, self.prefix, dtype.name))
-            crc = google_crc32c.value(blob)
-            npd = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
-            if len(blob) != int(np.prod(shape, dtype=np.int64)) * npd.itemsize:
-                raise errors.DataLossError(None, None, "%s: tensor %s holds %d bytes, not the %d its shape %s and "
-                                           "dtype %s need" % (path, name, len(blob), int(np.prod(shape)) * npd.itemsize,
-                                                              shape, dtype.name))
-            value = np.frombuffer(blob, dtype=npd).reshape(shape)
-            if not npd.isnative:
-                value = value.astype(npd.newbyteorder("="))
-        if table.unmask_crc(e.crc32c) != crc:
-            raise errors.DataLossError(None, None, "Checksum does not match: stored %#x vs. calculated on the "
-                                       "restored bytes %#x (tensor %s in %s)" % (table.unmask_crc(e.crc32c), crc,
-                                                                                  name, path))
-        return value
+            crcs.submit_value(name, crc)
+            return value
+        if dtype.as_numpy_dtype is None or dtype in (_dt.resource, _dt.variant):
+            raise errors.UnimplementedError(None, None, "Tensor %s in %s has dtype %s, which lens cannot "
+                                            "restore" % (name, self.prefix, dtype.name))
+        npd = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        if e.size != int(np.prod(shape, dtype=np.int64)) * npd.itemsize:
+            raise errors.DataLossError(None, None, "%s: tensor %s holds %d bytes, not the %d its shape %s and "
+                                       "dtype %s need" % (path, name, e.size, int(np.prod(shape)) * npd.itemsize,
+                                                          shape, dtype.name))
+        value = np.empty(shape, dtype=npd)
+        got = f.readinto(memoryview(value.reshape(-1)).cast("B")) if value.size else 0
+        self._check_size(path, name, got)
+        crcs.submit(name, value)                    # checked in a thread while the next tensor is read
+        return value if npd.isnative else value.astype(npd.newbyteorder("="))
+
+    def _check_size(self, path, name, got):
+        e = self.entries[name]
+        if got != e.size:
+            raise errors.DataLossError(None, None, "%s: tensor %s needs bytes %d..%d but the file ends at %d"
+                                       % (path, name, e.offset, e.offset + e.size, e.offset + got))
 
 
 def _parse_strings(blob, shape, name, path):

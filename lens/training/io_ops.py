@@ -15,6 +15,7 @@ from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import get_default_graph, name_scope
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
+from lens.ops.variables import hand_over
 from lens.training import bundle
 from lens.training.checkpoint_reader import open_checkpoint
 
@@ -87,7 +88,7 @@ def _restore_make(op, ctx):
                 raise errors.InvalidArgumentError(None, op, "tensor_name = %s; expected dtype %s does not equal "
                                                   "original dtype %s" % (n, dt.base_dtype.name, reader.dtype(n).name))
         values = reader.read(names)
-        out = tuple(values[n] for n in names)
+        out = tuple(hand_over(values[n]) for n in names)
         return out[0] if len(out) == 1 else out   # one output: the plan expects the value itself
     return run
 

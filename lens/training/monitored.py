@@ -13,6 +13,7 @@ from lens.framework.graph import get_default_graph
 from lens.training.hooks import (SessionRunArgs, SessionRunContext, SessionRunValues,
                                      StepCounterHook)
 from lens.training.monitored_coordinator import Coordinator
+from lens.training.queue_runner import start_queue_runners
 from lens.training.monitored_scaffold import (_SAVER_MISSING, ChiefSessionCreator, Scaffold,
                                                   SessionCreator, WorkerSessionCreator, saver_module)
 
@@ -81,6 +82,9 @@ class _MonitoredSession:
         self._sess = self._creator.create_session()
         self._coord = Coordinator(clean_stop_exception_types=[])
         self._should_stop = False
+        # As TF's coordinated session: the graph's queue runners start with the session, under its coordinator.
+        self._run_error = None
+        self._queue_threads = start_queue_runners(self._sess, coord=self._coord)
         for h in self._hooks:
             h.after_create_session(self._sess, self._coord)
 
@@ -112,6 +116,7 @@ class _MonitoredSession:
                                      run_metadata=run_metadata)
         except Exception as e:  # noqa: BLE001 - the stop flag must see every failure
             if not isinstance(e, _CLEAN_END):
+                self._run_error = e
                 self._coord.request_stop(e)
             raise
         for h in self._hooks:
@@ -177,11 +182,26 @@ class _MonitoredSession:
             try:
                 if self._sess is None:
                     raise RuntimeError("Session is already closed.")
-                self._sess.close()
+                # Stop the queue runners first (their close_on_stop threads cancel blocked enqueues).
+                try:
+                    if self._queue_threads:
+                        self._join_queue_runners()
+                finally:
+                    self._sess.close()
             finally:
                 self._sess = None
                 if not self._graph_was_finalized:
                     get_default_graph()._unsafe_unfinalize()
+
+    def _join_queue_runners(self):
+        """Stop and join the queue runners; re-raise a runner's error (not one run() already raised)."""
+        self._coord.request_stop()
+        try:
+            self._coord.join(self._queue_threads, stop_grace_period_secs=self._stop_grace_period_secs,
+                             ignore_live_threads=True)
+        except Exception as e:  # noqa: BLE001 - filtered below
+            if e is not self._run_error:
+                raise
 
     def __enter__(self):
         return self

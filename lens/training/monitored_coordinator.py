@@ -23,7 +23,9 @@ class Coordinator:
     def request_stop(self, ex=None):
         """Ask everyone to stop; remember ex (an exception or exc_info) unless it is a clean stop."""
         with self._lock:
-            if ex is not None and self._exc_info is None:
+            # Only the first stop request's exception is kept (later ones, e.g. a queue runner's
+            # CancelledError after the stop closed its queue, are consequences of the stop).
+            if ex is not None and self._exc_info is None and not self._stop_event.is_set():
                 exc = ex[1] if isinstance(ex, tuple) else ex
                 if not isinstance(exc, self._clean_stop):
                     if not isinstance(exc, BaseException):

@@ -143,5 +143,11 @@ def test_sharded_saver_round_trip(tmp_path):
         sess.run(v.assign(np.zeros(4)))
         saver.restore(sess, path)
         assert list(sess.run(v)) == [0.0, 1.0, 2.0, 3.0]
+        # The restored array is adopted by the variable (no copy): in-place updates stay its own.
+        fetched = sess.run(v)
+        sess.run(tf.assign_add(v, np.ones(4)))
+        assert list(sess.run(v)) == [1.0, 2.0, 3.0, 4.0] and list(fetched) == [0.0, 1.0, 2.0, 3.0]
+        saver.restore(sess, path)
+        assert list(sess.run(v)) == [0.0, 1.0, 2.0, 3.0]
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
     shutil.rmtree(tmp_path)

@@ -1,0 +1,185 @@
+"""Op-table rows for queues, readers, file ops and CountUpTo: self-checking rows against plain Python."""
+import atexit
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+import lens as tf
+from optable_lib import custom, dataset_elements
+
+
+def _tmpdir():
+    d = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def _run(fetch_fn, feeds_fn=None, before=None):
+    """Build fetch_fn() in a fresh graph and run it (after the ops from before(), if given)."""
+    with tf.Graph().as_default(), tf.Session() as s:
+        fetches = fetch_fn()
+        if before is not None:
+            for op in before():
+                s.run(op)
+        return s.run(fetches)
+
+
+def _queue_rows():
+    def fifo():
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.FIFOQueue(5, [tf.int32], shapes=[[]])
+            s.run(q.enqueue(3))                                      # QueueEnqueueV2
+            s.run(q.enqueue_many([[4, 5, 6]]))                      # QueueEnqueueManyV2
+            assert s.run(q.size()) == 4                             # QueueSizeV2
+            assert s.run(q.dequeue()) == 3                          # QueueDequeueV2
+            assert s.run(q.dequeue_many(2)).tolist() == [4, 5]      # QueueDequeueManyV2
+            s.run(q.close())                                        # QueueCloseV2
+            assert s.run(q.is_closed())                             # QueueIsClosedV2
+            assert s.run(q.dequeue_up_to(9)).tolist() == [6]        # QueueDequeueUpToV2
+
+    def shuffle():
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[[]], seed=3)
+            s.run(q.enqueue_many([list(range(8))]))
+            assert sorted(s.run(q.dequeue_many(8)).tolist()) == list(range(8))
+
+    def padding():
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.PaddingFIFOQueue(5, [tf.float32], shapes=[[None]])
+            s.run(q.enqueue([[1.0]]))
+            s.run(q.enqueue([[2.0, 3.0]]))
+            np.testing.assert_array_equal(s.run(q.dequeue_many(2)), [[1.0, 0.0], [2.0, 3.0]])
+
+    def priority():
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.PriorityQueue(5, [tf.int32], shapes=[[]])
+            s.run(q.enqueue_many(([3, 1, 2], [30, 10, 20])))
+            p, v = s.run(q.dequeue_many(3))
+            assert p.tolist() == [1, 2, 3] and v.tolist() == [10, 20, 30]
+
+    rows = [custom(t, fifo, label=t) for t in (
+        "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueSizeV2", "QueueDequeueV2",
+        "QueueDequeueManyV2", "QueueCloseV2", "QueueIsClosedV2", "QueueDequeueUpToV2")]
+    return rows + [custom("RandomShuffleQueueV2", shuffle), custom("PaddingFIFOQueueV2", padding),
+                   custom("PriorityQueueV2", priority)]
+
+
+def _count_up_to():
+    def check():
+        with tf.Graph().as_default(), tf.Session() as s:
+            v = tf.Variable(3, dtype=tf.int32)
+            c = tf.count_up_to(v, 5)
+            s.run(v.initializer)
+            assert [s.run(c), s.run(c)] == [3, 4] and s.run(v) == 5
+    return [custom("CountUpTo", check)]
+
+
+def _file_rows():
+    d = _tmpdir()
+
+    def files():
+        for name in ("b.txt", "a.txt", "c.bin"):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(name.encode() * 2)
+        got = _run(lambda: tf.matching_files(os.path.join(d, "*.txt")))
+        assert got.tolist() == [os.path.join(d, n).encode() for n in ("a.txt", "b.txt")]
+
+    def read():
+        path = os.path.join(d, "r.bin")
+        with open(path, "wb") as f:
+            f.write(b"\x00payload\xff")
+        assert _run(lambda: tf.read_file(path)) == b"\x00payload\xff"
+
+    def write():
+        path = os.path.join(d, "sub", "w.txt")
+        _run(lambda: tf.write_file(path, "written"))
+        with open(path, "rb") as f:
+            assert f.read() == b"written"
+    return [custom("MatchingFiles", files), custom("ReadFile", read), custom("WriteFile", write)]
+
+
+def _reader_rows():
+    d = _tmpdir()
+    text = os.path.join(d, "t.txt")
+    with open(text, "wb") as f:
+        f.write(b"header\nl1\nl2\n")
+    binary = os.path.join(d, "b.bin")
+    with open(binary, "wb") as f:
+        f.write(b"H" + bytes(range(8)) + b"FF")
+    rec = os.path.join(d, "r.tfrecord")
+    with tf.python_io.TFRecordWriter(rec) as w:
+        for r in (b"x", b"yz"):
+            w.write(r)
+
+    def reading(reader, path, n):
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.FIFOQueue(3, tf.string, shapes=[[]])
+            s.run(q.enqueue_many([[path]]))
+            s.run(q.close())
+            k, v = reader().read_up_to(q, n)
+            return [(a.decode(), b) for a, b in zip(*s.run([k, v]))]
+
+    def tfrecord():
+        assert reading(tf.TFRecordReader, rec, 5) == [(rec + ":0", b"x"), (rec + ":17", b"yz")]
+
+    def textline():
+        assert reading(lambda: tf.TextLineReader(skip_header_lines=1), text, 5) == [
+            (text + ":2", b"l1"), (text + ":3", b"l2")]
+
+    def fixed():
+        got = reading(lambda: tf.FixedLengthRecordReader(3, header_bytes=1, footer_bytes=2), binary, 5)
+        assert got == [(binary + ":0", bytes([0, 1, 2])), (binary + ":1", bytes([3, 4, 5]))]
+
+    def whole():
+        with open(text, "rb") as f:
+            assert reading(tf.WholeFileReader, text, 1) == [(text, f.read())]
+
+    def identity():
+        assert reading(tf.IdentityReader, "work", 1) == [("work", b"work")]
+
+    def single_and_counters():
+        with tf.Graph().as_default(), tf.Session() as s:
+            q = tf.FIFOQueue(3, tf.string, shapes=[[]])
+            s.run(q.enqueue_many([[text, text]]))
+            r = tf.TextLineReader()
+            k, v = r.read(q)
+            got = [s.run(v) for _ in range(3)]
+            assert got == [b"header", b"l1", b"l2"]
+            assert s.run([r.num_records_produced(), r.num_work_units_completed()]) == [3, 0]
+            s.run(v)                                # the 4th record opens the 2nd file (the 1st is done)
+            assert s.run(r.num_work_units_completed()) == 1
+            s.run(r.reset())
+            assert s.run(r.num_records_produced()) == 0
+
+    return [custom("TFRecordReaderV2", tfrecord), custom("TextLineReaderV2", textline),
+            custom("FixedLengthRecordReaderV2", fixed), custom("WholeFileReaderV2", whole),
+            custom("IdentityReaderV2", identity), custom("ReaderReadUpToV2", textline, label="ReaderReadUpToV2"),
+            custom("ReaderReadV2", single_and_counters), custom("ReaderNumRecordsProducedV2", single_and_counters),
+            custom("ReaderNumWorkUnitsCompletedV2", single_and_counters),
+            custom("ReaderResetV2", single_and_counters)]
+
+
+def _dataset_rows():
+    d = _tmpdir()
+    path = os.path.join(d, "f.bin")
+    data = bytes(range(20))
+    with open(path, "wb") as f:
+        f.write(data)
+
+    def fixed():
+        with tf.Graph().as_default():
+            got = dataset_elements(tf.data.FixedLengthRecordDataset(path, 4, header_bytes=2, footer_bytes=3))
+        assert [bytes(g) for g in got] == [data[i:i + 4] for i in range(2, 17 - 3, 4)]
+
+    def ignore():
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.from_tensor_slices(np.array([b"1", b"x", b"2.5"], dtype=object))
+            ds = ds.map(tf.string_to_number).apply(tf.data.experimental.ignore_errors())
+            got = dataset_elements(ds)
+        assert [float(g) for g in got] == [1.0, 2.5]
+    return [custom("FixedLengthRecordDatasetV2", fixed), custom("IgnoreErrorsDataset", ignore)]
+
+
+ROWS = _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
