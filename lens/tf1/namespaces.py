@@ -171,6 +171,7 @@ sparse = LazyNamespace("sparse", [], {
     "retain": _SP + "sparse_retain", "fill_empty_rows": _SP + "sparse_fill_empty_rows",
     "placeholder": _SP + "sparse_placeholder",
     **{n: _SPX + "sparse_" + n for n in ("concat", "slice", "split", "transpose", "softmax", "maximum", "minimum",
+                                         "to_indicator", "expand_dims", "eye", "reset_shape")}})
 lookup = LazyNamespace("lookup", [], {
     **{n: "lens.ops.lookup_ops." + n for n in ("KeyValueTensorInitializer", "StaticHashTable", "TextFileIndex",
                                                "TextFileInitializer")},
@@ -178,7 +179,6 @@ lookup = LazyNamespace("lookup", [], {
 contrib_lookup = LazyNamespace("lookup", ["lens.ops.lookup_vocab"], {
     n: "lens.ops.lookup_ops." + n for n in ("HashTable", "KeyValueTensorInitializer", "TextFileIndex",
                                             "TextFileInitializer", "tables_initializer")})
-                                         "to_indicator", "expand_dims", "eye", "reset_shape")}})
 sets = LazyNamespace("sets", ["lens.ops.set_ops"])
 bitwise = LazyNamespace("bitwise", ["lens.ops.bitwise_ops"])
 
