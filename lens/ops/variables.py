@@ -1,4 +1,5 @@
 """TF1 reference variables: `v`, `v/read`, `v/Assign`, `v/initial_value`; assign ops; initializers."""
+import threading
 import weakref
 
 import numpy as np
@@ -121,6 +122,41 @@ def _is_init_make(op, ctx):
 
 register_op("IsVariableInitialized", make=_is_init_make, handle_inputs=(0,), not_differentiable=True,
             stateful=True)
+
+
+_COUNT_LOCK = threading.Lock()  # queue-runner threads may count the same epoch variable at once
+
+
+def _count_up_to_make(op, ctx):
+    name, limit = op._inputs[0].op.name, op._attrs["limit"]
+    store = ctx.variables
+
+    def count():
+        with _COUNT_LOCK:
+            cur = store[name]
+            if cur >= limit:
+                raise errors.OutOfRangeError(None, op, "Reached limit of %d" % limit)
+            store[name] = _frozen(cur + 1, cur.dtype)
+            return cur
+    return count
+
+
+register_op("CountUpTo", make=_count_up_to_make, handle_inputs=(0,), not_differentiable=True, stateful=True,
+            shape=lambda op: [op._inputs[0].shape])
+
+
+def count_up_to(ref, limit, name=None):
+    """Increment the int32/int64 variable ref until it reaches limit (then OutOfRangeError); returns the old value."""
+    ref = _ref_of(ref)
+    if ref.dtype.base_dtype not in (_dt.int32, _dt.int64):
+        raise TypeError("Value passed to parameter 'ref' has DataType %s not in list of allowed values: int32, "
+                        "int64" % ref.dtype.base_dtype.name)
+    g = ref.graph
+    with g.as_default(), name_scope(name, "CountUpTo", [ref]) as scope:
+        with g.colocate_with(ref.op):
+            op = g._create_op("CountUpTo", [ref], [ref.dtype.base_dtype],
+                              {"T": ref.dtype.base_dtype, "limit": int(limit)}, scope, frames_skip=3)
+    return op._outputs[0]
 
 
 def _ref_op(op_type, ref, value, name, attrs=None):
@@ -330,8 +366,8 @@ class Variable:
         return Variable(variable_def=variable_def, import_scope=import_scope)
 
     def count_up_to(self, limit):
-        """Not supported in lens (deprecated in TF1)."""
-        raise NotImplementedError("Variable.count_up_to is not supported by lens; use assign_add.")
+        """Increment this variable until it reaches limit (then OutOfRangeError); returns the old value."""
+        return count_up_to(self._variable, limit)
 
     def __repr__(self):
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
