@@ -105,6 +105,12 @@ def _bind(app, port):
                   f"{DEFAULT_PORT + PORT_ATTEMPTS - 1} on {HOST}; pass --port N")
 
 
+def _not_ready(environ, start_response):
+    """The WSGI app a server holds until the board's app is built."""
+    start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+    return [b"lens board starting"]
+
+
 def start(logdir, port=None, reload_interval=5.0):
     """The board serving logdir: the running one this kernel started, else a new one."""
     if not isinstance(logdir, (str, os.PathLike)) or not os.fspath(logdir):
@@ -117,12 +123,10 @@ def start(logdir, port=None, reload_interval=5.0):
             if board.thread is not None and board.logdir == logdir and \
                     (port is None or board.port == int(port)):
                 return board
+        # Bind first (on a placeholder app), so a taken port costs no logdir reading.
+        server = _bind(_not_ready, None if port is None else int(port))
         app = _frameable(create_app(logdir, reload_interval=reload_interval))
-        try:
-            server = _bind(app, None if port is None else int(port))
-        except OSError:
-            app.config["LENS_PROVIDER"].stop()
-            raise
+        server.app = app
         thread = threading.Thread(target=server.serve_forever, name=f"lens-board-{server.port}",
                                   daemon=True)
         thread.start()

@@ -49,7 +49,12 @@ def lens_magic(line):
     if args.logdir is None:
         print(boards.list_text())
         return
-    board = boards.start(args.logdir, port=args.port, reload_interval=args.reload_interval)
+    try:
+        board = boards.start(args.logdir, port=args.port, reload_interval=args.reload_interval)
+    except (OSError, ValueError) as err:  # a taken port, a bad logdir: one line, no traceback
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+        print(f"%lens: could not start a board: {reason}")
+        return
     print(f"lens board for {board.logdir} on {board.url}")
     display(HTML(boards.frame_html(board.port, args.height)))
 

@@ -5,6 +5,7 @@ import io
 import json
 import math
 import re
+import threading
 import urllib.error
 import urllib.request
 
@@ -160,3 +161,31 @@ def test_python_smoothing_equals_the_boards_javascript(chromium):
         for a, b in zip(js, py):
             assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12)
     context.close()
+
+
+def test_a_notebook_page_on_localhost_frames_the_board(chromium, tmp_path):
+    """The iframe %lens outputs really shows the board inside a page of another origin."""
+    from werkzeug.serving import make_server
+
+    from lens.notebook import boards
+
+    board = boards.start(tmp_path, reload_interval=0)
+    host_page = boards.frame_html(board.port, 500).encode()
+
+    def host(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/html")])
+        return [host_page]
+
+    server = make_server("127.0.0.1", 0, host, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = chromium.new_context()
+    try:
+        pg = context.new_page()
+        pg.goto(f"http://localhost:{server.port}/", wait_until="domcontentloaded")  # another origin
+        frame = pg.wait_for_selector("iframe.lens-board-frame").content_frame()
+        frame.wait_for_selector("#topbar .brand", timeout=10000)
+        assert frame.url.startswith(board.url)
+    finally:
+        context.close()
+        server.shutdown()
+        board.stop()

@@ -74,6 +74,10 @@ def test_display_and_list_from_code(kernel):
     assert "ValueError: no lens board started by this kernel serves port 1" in text_of(outputs)
     outputs = kernel.run("%lens --port notaport")
     assert "%lens: argument --port: invalid int value" in text_of(outputs)
+    outputs = kernel.run(f"%lens --logdir /tmp/elsewhere --port {port}")
+    assert re.fullmatch(f"%lens: could not start a board: port {port} on 127.0.0.1 is already "
+                        r"in use \(another lens board or TensorBoard\?\)\. Try %lens --port "
+                        r"\d+\.\n", text_of(outputs))
 
 
 def test_board_picks_up_events_written_later_in_the_notebook(kernel, tmp_path):
