@@ -26,7 +26,9 @@ DASHBOARD_MODULES = ("timeseries", "scalars", "images", "audio", "graphs", "dist
                      "profile")
 
 # Scripts may only come from this server; plotly injects inline styles, images may be blobs.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; "
+# 'unsafe-eval': plotly's WebGL traces (parcoords, splom, scattergl) build their drawing code
+# with Function() (regl); no inline script may run, and no logged data reaches eval.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; "
                            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
                            "media-src 'self' blob:; object-src 'none'; base-uri 'none'; "
                            "frame-ancestors 'self'")

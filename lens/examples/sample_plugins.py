@@ -26,7 +26,7 @@ def write_pr_run(tf, logdir):
         for step in range(0, 50, 10):
             labels = rng.random(200) < 0.4
             noise = rng.random(200)
-            sharp = 0.15 + step / 80.0
+            sharp = 0.1 + step / 200.0  # the classes separate a little more each step
             scores = np.clip(labels * sharp + noise * (1 - sharp), 0, 1)
             writer.add_summary(pr_curve.pb("spiral_class_1", labels, scores, num_thresholds=51,
                                            description="P-R of class 1 on held-out spirals"), step)

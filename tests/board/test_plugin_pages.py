@@ -6,10 +6,23 @@ import json
 
 import pytest
 
-from conftest import load_provider, serve, wait_until
+from conftest import CHROMIUM, CHROMIUM_ARGS, load_provider, serve, wait_until
 from lens.board.app import create_app
 from lens.board.cli import sample_logdir
 from lens.examples import sample_plugins
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium with software WebGL (SwiftShader): parcoords and splom draw with WebGL."""
+    from playwright.sync_api import sync_playwright
+
+    args = [a for a in CHROMIUM_ARGS if a != "--disable-gpu"] + [
+        "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield instance
+        instance.close()
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +136,13 @@ def test_hparams_table_sort_filter_views_and_group_curves(page, sample_server):
     # the other views
     page.click(".hp-view[data-view='parcoords']")
     assert wait_until(lambda: (plot_data(page, ".hp-plot") or [{}])[0].get("type") == "parcoords")
+    drawn = page.eval_on_selector_all(".hp-plot .parcoords .axis-title",
+                                      "els => els.map(e => e.textContent)")
+    assert drawn == headers[1:]  # an axis per hparam and metric, in table order
+    assert "WebGL is not supported" not in page.text_content(".hp-plot")
     page.click(".hp-view[data-view='splom']")
     assert wait_until(lambda: (plot_data(page, ".hp-plot") or [{}])[0].get("type") == "splom")
+    assert "WebGL is not supported" not in page.text_content(".hp-plot")
     assert "hparams.view=splom" in page.url
     assert page.errors == []
 

@@ -144,7 +144,7 @@
   }
   function format(v) {
     if (v === undefined || v === null) return "";
-    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toPrecision(5);
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5)));
     return String(v);
   }
 
