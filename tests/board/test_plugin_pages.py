@@ -130,6 +130,13 @@ def test_hparams_table_sort_filter_views_and_group_curves(page, sample_server):
     expected = sum(t["optimizer"] != "sgd" for t in sample_plugins.TRIALS)
     assert wait_until(lambda: len(_rows(page)) == expected)
     assert "sgd" not in _column(page, headers.index("optimizer"))
+    assert "hparams.filters=" in page.url
+    page.goto("about:blank")  # the shared URL brings the filter back
+    page.goto(base + "/#tab=hparams&hparams.filters=" +
+              json.dumps({"h:optimizer": {"values": ["adam"]}}))
+    assert wait_until(lambda: len(_rows(page)) ==
+                      sum(t["optimizer"] == "adam" for t in sample_plugins.TRIALS))
+    assert not page.is_checked(".hp-filter[data-key='h:optimizer'] input[data-value='\"sgd\"']")
     # a group's metric curves
     page.click(".hp-row >> nth=0")
     assert wait_until(lambda: page.locator(".hp-curve-card[data-traces='1']").count() == 2)

@@ -20,6 +20,18 @@
       headers: {"Content-Type": "application/json"}});
   }
 
+  // Filters live in the URL too (hparams.filters), so a filtered view can be shared.
+  function saveFilters() {
+    const plain = {};
+    for (const [key, f] of Object.entries(filters)) plain[key] = f.values ? {values: [...f.values]} : f;
+    ctx.setState("filters", Object.keys(plain).length ? JSON.stringify(plain) : undefined);
+  }
+  function loadFilters() {
+    let plain = {};
+    try { plain = JSON.parse(ctx.getState("filters") || "{}"); } catch (e) { plain = {}; }
+    for (const [key, f] of Object.entries(plain)) filters[key] = f.values ? {values: new Set(f.values)} : f;
+  }
+
   function metricKey(name) { return "m:" + (name.group || "") + "/" + name.tag; }
   function sortState() {
     try { return JSON.parse(ctx.getState("sort") || "null"); } catch (e) { return null; }
@@ -92,6 +104,7 @@
               .filter((c) => c.checked).map((c) => JSON.parse(c.dataset.value)));
             if (values.size === info.domainDiscrete.length) delete filters[col.key];
             else filters[col.key] = {values};
+            saveFilters();
             render();
           });
           label.append(check, document.createTextNode(" " + String(value)));
@@ -118,6 +131,7 @@
       if (input.value === "") delete f2[side]; else f2[side] = Number(input.value);
       if (f2.min === undefined && f2.max === undefined) delete filters[col.key];
       else filters[col.key] = f2;
+      saveFilters();
       render();
     });
     return input;
@@ -130,6 +144,7 @@
     if (filters[col.key]) input.value = filters[col.key][key];
     input.addEventListener("change", () => {
       if (input.value) filters[col.key] = {[key]: input.value}; else delete filters[col.key];
+      saveFilters();
       render();
     });
     return input;
@@ -310,6 +325,7 @@
     id: "hparams", title: "HParams", plugin: "hparams",
     mount(container, context) {
       ctx = context;
+      loadFilters();
       mountPage(container);
       render();
     },
