@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 
 from lens.data.dataset import Dataset
-from lens.estimator import evaluation
+from lens.estimator import evaluation, exporting
 from lens.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from lens.estimator.run_config import RunConfig
 from lens.estimator.warm_starting import WarmStartSettings, warm_start_scaffold
@@ -321,12 +321,20 @@ class Estimator:
                         for i in range(_batch_length(values)):
                             yield {key: value[i] for key, value in values.items()}
 
-    def export_saved_model(self, *args, **kwargs):
-        """Not available yet: lens has no SavedModel builder in this build."""
-        raise NotImplementedError("Estimator.export_saved_model is not supported by lens yet "
-                                  "(no SavedModel builder); save checkpoints and restore them instead")
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None,
+                           as_text=False, checkpoint_path=None, experimental_mode=ModeKeys.PREDICT):
+        """Export the PREDICT graph and the latest checkpoint as a SavedModel; returns its dir (bytes)."""
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError("lens exports the PREDICT mode only (experimental_mode={})".format(
+                experimental_mode))
+        return exporting.export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                  checkpoint_path)
 
-    export_savedmodel = export_saved_model
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None,
+                          as_text=False, checkpoint_path=None, strip_default_attrs=False):
+        """TF1's older name of export_saved_model."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                       checkpoint_path)
 
 
 def _extract_keys(predictions, predict_keys):

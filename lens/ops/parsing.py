@@ -143,8 +143,25 @@ def _parse(serialized, dense, sparse, defaults):
     return dense_out, sparse_out
 
 
+def _text_key(k):
+    return k.decode() if isinstance(k, bytes) else k
+
+
+def _spec_of(op):
+    """The op's _Spec; rebuilt from its public attrs for an op imported from a GraphDef."""
+    spec = op._attrs.get("_spec")
+    if spec is None:
+        a = op._attrs
+        dense = [(_text_key(k), _dt.as_dtype(t), as_shape(s), None)
+                 for k, t, s in zip(a.get("dense_keys", []), a.get("Tdense", []), a.get("dense_shapes", []))]
+        sparse = [(_text_key(k), _dt.as_dtype(t)) for k, t in zip(a.get("sparse_keys", []),
+                                                                   a.get("sparse_types", []))]
+        spec = _Spec(dense, sparse)
+    return spec
+
+
 def _parse_make(op, ctx):
-    dense, sparse = op._attrs["_spec"].dense, op._attrs["_spec"].sparse
+    dense, sparse = _spec_of(op).dense, _spec_of(op).sparse
     single = op.type == "ParseSingleExample"
 
     def run(serialized, *defaults):
@@ -165,7 +182,7 @@ def _parse_make(op, ctx):
 
 
 def _parse_shapes(op):
-    dense, sparse = op._attrs["_spec"].dense, op._attrs["_spec"].sparse
+    dense, sparse = _spec_of(op).dense, _spec_of(op).sparse
     batch = [] if op.type == "ParseSingleExample" else [op._inputs[0].shape.as_list()[0]
                                                         if op._inputs[0].shape.ndims == 1 else None]
     rank = len(batch) + 1

@@ -3,6 +3,7 @@
 Shared by the canned estimators and tf.contrib.estimator: a regression head (mean squared
 error), a binary head (sigmoid cross entropy) and a multi-class head (softmax cross entropy),
 with TF1.15's prediction keys, metric keys, summaries and default loss reduction (SUM)."""
+from lens.estimator.export import PredictOutput, RegressionOutput
 from lens.estimator.model_fn import AVERAGE_LOSS_METRIC_KEY, LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from lens.events.summary_ops import scalar as summary_scalar
 from lens.framework import dtypes as _dt
@@ -17,6 +18,8 @@ from lens.ops.reduce import reduce_sum
 from lens.training.training_util import get_global_step
 
 __all__ = ["RegressionHead", "check_reduction", "summary_key"]
+
+DEFAULT_SERVING_KEY = "serving_default"
 
 
 def summary_key(head_name, key):
@@ -95,7 +98,8 @@ class BaseHead:
             logits = convert_to_tensor(logits)
             predictions = self.predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(mode=mode, predictions=predictions)
+                return EstimatorSpec(mode=mode, predictions=predictions,
+                                     export_outputs=self.export_outputs(predictions))
             loss, unreduced, weights, processed = self.create_loss(features, logits, labels)
             reg = add_n(list(regularization_losses)) if regularization_losses else None
             total = add_n([loss, reg]) if reg is not None else loss
@@ -143,6 +147,11 @@ class RegressionHead(BaseHead):
 
     def predictions(self, logits):
         return {"predictions": logits}
+
+    def export_outputs(self, predictions):
+        regression = RegressionOutput(predictions["predictions"])
+        return {DEFAULT_SERVING_KEY: regression, "regression": regression,
+                "predict": PredictOutput(predictions)}
 
     def create_loss(self, features, logits, labels):
         labels = A.cast(labels_like_logits(labels, logits, self._logits_dimension), _dt.float32)

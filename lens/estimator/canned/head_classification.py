@@ -1,6 +1,7 @@
 """TF1.15's classification heads: binary (sigmoid) and multi-class (softmax) cross entropy."""
-from lens.estimator.canned.head import (BaseHead, example_weights, identity_with_deps,
+from lens.estimator.canned.head import (DEFAULT_SERVING_KEY, BaseHead, example_weights, identity_with_deps,
                                         labels_like_logits, summary_key)
+from lens.estimator.export import ClassificationOutput, PredictOutput, RegressionOutput
 from lens.framework import dtypes as _dt
 from lens.framework.convert import constant
 from lens.losses.losses import Reduction
@@ -80,6 +81,11 @@ class BinaryClassHead(BaseHead):
                     "classes": _classes(class_ids, self._vocabulary), "all_class_ids": all_ids,
                     "all_classes": all_classes}
 
+    def export_outputs(self, predictions):
+        classify = ClassificationOutput(scores=predictions["probabilities"], classes=predictions["all_classes"])
+        return {DEFAULT_SERVING_KEY: classify, "classification": classify,
+                "regression": RegressionOutput(predictions["logistic"]), "predict": PredictOutput(predictions)}
+
     def create_loss(self, features, logits, labels):
         labels = labels_like_logits(labels, logits, 1)
         labels = A.cast(_label_ids(labels, self._vocabulary, 2), _dt.float32)
@@ -145,6 +151,10 @@ class MultiClassHead(BaseHead):
             return {"logits": logits, "probabilities": softmax(logits, name="probabilities"),
                     "class_ids": class_ids, "classes": _classes(class_ids, self._vocabulary),
                     "all_class_ids": all_ids, "all_classes": all_classes}
+
+    def export_outputs(self, predictions):
+        classify = ClassificationOutput(scores=predictions["probabilities"], classes=predictions["all_classes"])
+        return {DEFAULT_SERVING_KEY: classify, "classification": classify, "predict": PredictOutput(predictions)}
 
     def create_loss(self, features, logits, labels):
         labels = labels_like_logits(labels, logits, 1)
