@@ -39,6 +39,10 @@ def hparams_requests(prefix):
             _metric("loss"), _metric("accuracy", "eval")]
     out = [_post(HP + "/experiment", {"experimentName": ""}),
            _post(HP + "/experiment", {"experimentName": "", "includeMetrics": False}),
+           _post(HP + "/experiment", {"experimentName": "", "hparamsLimit": 2}),
+           _get(HP + "/experiment", request=json.dumps({"experimentName": ""})),
+           _groups(cols, includeMetrics=False),
+           _post(HP + "/session_groups", {"experimentName": "", "colParams": cols}),
            _groups(cols),
            _groups([_hparam("lr", order="ORDER_DESC"), _metric("loss")]),
            _groups([_hparam("lr"), _metric("loss", order="ORDER_ASC")]),
@@ -70,7 +74,7 @@ def hparams_requests(prefix):
     listing = {"experimentName": "", "allowedStatuses": ALL_STATUSES, "colParams": cols,
                "startIndex": 0, "sliceSize": 100}
     visible = [True, True, False, True, True, True]
-    for fmt in ("csv", "json"):
+    for fmt in ("csv", "json", "latex"):
         out.append(_get(HP + "/download_data", format=fmt, request=json.dumps(listing),
                         columnsVisibility=json.dumps(visible)))
     return out

@@ -123,3 +123,30 @@ def test_thousand_session_groups_list_in_under_a_second(tmp_path):
     assert groups["totalSize"] == 1000
     assert groups["sessionGroups"][0]["metricValues"][0]["value"] == pytest.approx(0.999)
     assert elapsed < 1.0, elapsed
+
+
+def test_bad_hparams_requests_are_400_with_the_culprit():
+    import os
+
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    client = _client(os.path.join(fixtures, "plugin_logdir"))
+    route = "/data/plugin/hparams/session_groups"
+
+    def ask(body):
+        return client.post(route, data=json.dumps(body), content_type="application/json")
+
+    bad = ask({"allowedStatuses": ["STATUS_SUCCESS"], "sliceSize": 5,
+               "colParams": [{"hparam": "optimizer", "filterRegexp": "("}]})
+    assert bad.status_code == 400 and "filter_regexp '(' is not a valid regex" in \
+        bad.get_json()["error"]
+    bad = ask({"allowedStatuses": ["STATUS_SUCCESS"], "sliceSize": 5,
+               "colParams": [{"hparam": "lr", "filterRegexp": "^0"}]})
+    assert bad.status_code == 400 and "regexp filter" in bad.get_json()["error"]
+    bad = ask({"aggregationType": "AGGREGATION_MIN", "allowedStatuses": ["STATUS_SUCCESS"],
+               "aggregationMetric": {"tag": "nope"}, "sliceSize": 5})
+    assert bad.status_code == 400 and "aggregation metric /nope" in bad.get_json()["error"]
+    csv = client.get("/data/plugin/hparams/download_data?format=xls&request=%7B%7D")
+    assert csv.status_code == 400 and "use csv, json or latex" in csv.get_json()["error"]
+    evals = client.post("/data/plugin/hparams/metric_evals", content_type="application/json",
+                        data=json.dumps({"sessionName": "hp/nope", "metricName": {"tag": "loss"}}))
+    assert evals.status_code == 404 and "hp/nope" in evals.get_json()["error"]
