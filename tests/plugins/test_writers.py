@@ -211,3 +211,13 @@ def test_summary_v1_names():
 
     assert summary_v1.pr_curve_pb is pr_curve.pb and summary_v1.custom_scalar_pb is custom_scalar.pb
     assert summary_v1.pr_curve_streaming_op is pr_curve.streaming_op
+
+
+def test_hparams_graph_versions_hold_the_same_summaries():
+    config = [hp.HParam("lr", hp.RealInterval(0.1, 0.5))]
+    with tf.Session() as sess:
+        start, exp = sess.run([hp.hparams({"lr": 0.2}, "t", start_time_secs=2.0),
+                               hp.hparams_config(config, [hp.Metric("loss")], 3.0)])
+    assert start == hp.hparams_pb({"lr": 0.2}, "t", start_time_secs=2.0).SerializeToString()
+    assert exp == hp.hparams_config_pb(config, [hp.Metric("loss")], 3.0).SerializeToString()
+    assert tf.get_collection(tf.GraphKeys.SUMMARIES) == []  # written once, not every step
