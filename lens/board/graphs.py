@@ -10,7 +10,8 @@ TensorBoard-compatible:
   GET run_metadata?run=train&tag=step_100
       the RunMetadata as pbtxt: step_stats { dev_stats { device: "/cpu:0" ... } }
 
-lens only (JSON, built once per graph and cached):
+lens only (JSON, built once per graph and cached; each also takes &upload=<id> instead of
+&run= for a graph uploaded with POST upload, see graph_upload.py):
   GET hierarchy?run=train[&tag=]
       {"num_ops": 42, "devices": ["/cpu:0"], "templates": 2,
        "nodes": {"": {"kind": "meta", "children": ["layer1", ...], "edges":
@@ -41,6 +42,7 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 from werkzeug.exceptions import BadRequest
 
+from lens.board import graph_upload
 from lens.board.graph_info import limit_attr_size, node_info
 from lens.board.graph_model import GraphModel
 from lens.board.graph_stats import node_stats
@@ -241,10 +243,27 @@ def run_metadata():
     return _pbtxt(_run_metadata(provider(), run, tag))
 
 
+def requested_model():
+    """The graph a request names: &upload=<id> (an uploaded file) or &run=[&tag=]."""
+    upload = request.args.get("upload")
+    if upload:
+        return graph_upload.uploaded(upload)
+    return model_for(provider(), required("run"), request.args.get("tag") or None)
+
+
+@bp.route("/upload", methods=["POST"])
+def upload():
+    """Parse an uploaded GraphDef (see graph_upload) and keep it for the routes above."""
+    file = request.files.get("file")
+    name = request.args.get("name") or (file.filename if file else "") or "graph.pb"
+    data = file.read() if file else request.get_data()
+    return json_response(graph_upload.add_upload(data, name))
+
+
 @bp.route("/hierarchy")
 def hierarchy():
     """The preprocessed scope hierarchy the page draws (see module docstring)."""
-    model = model_for(provider(), required("run"), request.args.get("tag") or None)
+    model = requested_model()
     return Response(model.json_bytes, mimetype="application/json")
 
 
@@ -260,7 +279,7 @@ def _node_name(model):
 @bp.route("/node")
 def node():
     """Info card data for one node."""
-    model = model_for(provider(), required("run"), request.args.get("tag") or None)
+    model = requested_model()
     path = _node_name(model)
     if path == "":
         raise BadRequest("name the node to describe: the root scope has no info card")
@@ -270,7 +289,7 @@ def node():
 @bp.route("/trace")
 def trace():
     """Every op the node depends on, for 'Trace inputs'."""
-    model = model_for(provider(), required("run"), request.args.get("tag") or None)
+    model = requested_model()
     path = _node_name(model)
     return json_response({"node": path, "inputs": model.trace_inputs(path)})
 
@@ -278,7 +297,7 @@ def trace():
 @bp.route("/search")
 def search():
     """Node paths matching a regex (at most 'limit', default 42)."""
-    model = model_for(provider(), required("run"), request.args.get("tag") or None)
+    model = requested_model()
     limit = optional_int("limit", default=42, minimum=1)
     try:
         hits = model.search(required("regex"), limit)

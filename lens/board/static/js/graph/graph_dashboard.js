@@ -5,7 +5,7 @@
   "use strict";
 
   const PARTS = ["graph_layout.js", "graph_render.js", "graph_bridges.js", "graph_panel.js",
-    "graph_style.js"];
+    "graph_style.js", "graph_minimap.js", "graph_upload.js"];
   const BASE = "/static/js/graph/";
   const G = (window.lensGraph = window.lensGraph || {});
 
@@ -71,11 +71,22 @@
   }
   G.setStatus = setStatus;
 
+  // Which graph the routes should answer for: an uploaded file or a run (see graph_upload.js).
+  G.graphQuery = function (S, extra) {
+    return Object.assign(S.upload ? { upload: S.upload.id } : { run: S.run }, extra || {});
+  };
+
   function fillRuns(S) {
     const runs = Object.keys(S.info).sort();
     const sel = S.ui.runSel;
     sel.textContent = "";
     runs.forEach(function (r) { sel.appendChild(el("option", { value: r }, r)); });
+    if (S.upload) {
+      // An uploaded graph stays shown (reloads only refresh the runs listed beside it).
+      sel.appendChild(el("option", { value: S.run }, "Uploaded: " + S.upload.name));
+      sel.value = S.run;
+      return;
+    }
     if (runs.indexOf(S.run) < 0) S.run = runs.length ? runs[0] : null;
     if (S.run !== null) sel.value = S.run;
   }
@@ -94,7 +105,7 @@
 
   function loadStats(S) {
     S.stats = null;
-    if (!S.statsTag) { G.redraw(S); return Promise.resolve(); }
+    if (!S.statsTag || S.upload) { G.redraw(S); return Promise.resolve(); }
     setStatus(S, "Loading run metadata " + S.statsTag + "…");
     return S.ctx.fetchJSON("/data/plugin/graphs/stats", { run: S.run, tag: S.statsTag })
       .then(function (stats) { S.stats = stats; setStatus(S, ""); G.redraw(S); })
@@ -120,10 +131,16 @@
     S.selected = null;
     S.trace = null;
     G.clearPanel(S);
-    if (S.run === null) { setStatus(S, "No run has a graph. Write one with FileWriter(logdir, graph)."); G.clearSvg(S); return Promise.resolve(); }
+    if (S.run === null) {
+      setStatus(S, "No run has a graph. Write one with FileWriter(logdir, graph), or upload a " +
+        "GraphDef (.pb/.pbtxt) with Upload.");
+      G.clearSvg(S);
+      if (G.updateMinimap) G.updateMinimap(S);
+      return Promise.resolve();
+    }
     const run = S.run;
-    setStatus(S, "Loading graph of " + run + "…");
-    return S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", { run: run })
+    setStatus(S, "Loading graph of " + (S.upload ? S.upload.name : run) + "…");
+    return S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", G.graphQuery(S))
       .then(function (h) {
         if (S.run !== run) return;  // the user picked another run meanwhile
         S.h = h;
@@ -131,9 +148,24 @@
         setStatus(S, "");
         G.redraw(S);
         G.fit(S);
+        restoreNode(S);
         return loadStats(S);
       })
       .catch(function (err) { setStatus(S, "Could not load the graph of " + run + ": " + err.message); });
+  }
+
+  // A node named in the URL (graphs.graph.node, e.g. from a shared link) is revealed and
+  // selected once, when the page first shows that run's graph.
+  function restoreNode(S) {
+    const wanted = S.restoreNode;
+    S.restoreNode = null;
+    if (!wanted) return;
+    let path = S.nodes[wanted] ? wanted : null;
+    if (path === null) {  // an op name whose path became scope/(leaf)
+      path = Object.keys(S.nodes).find(function (p) { return S.nodes[p].name === wanted; }) || null;
+    }
+    if (path === null) { setStatus(S, "Node " + wanted + " (from the URL) is not in this graph."); return; }
+    G.select(S, path, true);
   }
 
   function refreshInfo(S) {
@@ -149,7 +181,10 @@
   function wire(S) {
     const ui = S.ui;
     ui.runSel.addEventListener("change", function () {
-      S.run = ui.runSel.value; S.ctx.setState("graph.run", S.run); fillTags(S); loadGraph(S);
+      if (S.upload && ui.runSel.value === S.run) return;
+      S.upload = null;
+      S.run = ui.runSel.value; S.ctx.setState("graph.run", S.run); S.ctx.setState("graph.node", "");
+      fillRuns(S); fillTags(S); loadGraph(S);
     });
     ui.tagSel.addEventListener("change", function () {
       S.statsTag = ui.tagSel.value; S.ctx.setState("graph.session", S.statsTag);
@@ -173,7 +208,8 @@
     const S = { ctx: ctx, container: container, info: {}, run: ctx.getState("graph.run") || null,
       statsTag: ctx.getState("graph.session") || "", colorBy: ctx.getState("graph.color") || "structure",
       h: null, nodes: {}, expanded: new Set([""]), layouts: new Map(), selected: null,
-      trace: null, stats: null, view: { x: 0, y: 0, k: 1 }, pos: {} };
+      trace: null, stats: null, view: { x: 0, y: 0, k: 1 }, pos: {}, upload: null,
+      restoreNode: ctx.getState("graph.node") || null };
     G.current = S;
     const root = el("div", { class: "lg-root" });
     root.appendChild(buildControls(S));
@@ -192,6 +228,8 @@
       G.installStyle();
       G.initSvg(S);
       G.initPanel(S);
+      G.initMinimap(S);
+      G.initUpload(S, { fillRuns: fillRuns, fillTags: fillTags, loadGraph: loadGraph });
       wire(S);
       return refreshInfo(S);
     }).catch(function (err) { setStatus(S, "Graph dashboard failed to start: " + err.message); });

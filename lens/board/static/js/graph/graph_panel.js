@@ -143,11 +143,19 @@
   G.showInfo = function (S, path) {
     const box = S.ui.info;
     const run = S.run;
-    return S.ctx.fetchJSON("/data/plugin/graphs/node", { run: run, name: path }).then(function (info) {
+    return S.ctx.fetchJSON("/data/plugin/graphs/node", G.graphQuery(S, { name: path })).then(function (info) {
       if (S.run !== run) return;
       box.textContent = "";
       box.setAttribute("data-path", info.path);
       box.appendChild(el("h3", { class: "lg-info-name" }, info.name));
+      const node = S.nodes[info.path];
+      if (node && !node.embedded_in && info.path !== "") {
+        // TensorBoard's per-node override of the automatic high-degree extraction.
+        const move = el("button", { class: "lg-extract-toggle", type: "button" },
+          node.extract ? "Add to main graph" : "Remove from main graph");
+        move.addEventListener("click", function () { G.toggleExtract(S, info.path); });
+        box.appendChild(move);
+      }
       if (info.kind === "op") {
         box.appendChild(el("div", { class: "lg-info-op" }, "Operation: " + info.op));
         box.appendChild(el("div", { class: "lg-info-device" }, "Device: " + (info.device || "(none)")));
@@ -175,6 +183,16 @@
     });
   };
 
+  // Move a node beside its scope's main graph (or back); every layout is redone since sizes
+  // of enclosing scopes change with it.
+  G.toggleExtract = function (S, path) {
+    const node = S.nodes[path];
+    if (node.extract) delete node.extract; else node.extract = "manual";
+    S.layouts = new Map();
+    G.redraw(S);
+    return G.showInfo(S, path);
+  };
+
   function addStats(S, box, path) {
     if (!S.stats) return;
     const st = S.stats.nodes[path];
@@ -199,7 +217,7 @@
       return Promise.resolve();
     }
     const run = S.run, sel = S.selected;
-    return S.ctx.fetchJSON("/data/plugin/graphs/trace", { run: run, name: sel }).then(function (res) {
+    return S.ctx.fetchJSON("/data/plugin/graphs/trace", G.graphQuery(S, { name: sel })).then(function (res) {
       if (S.run !== run || S.selected !== sel) return;
       const set = new Set();
       const mark = function (p) {

@@ -35,7 +35,9 @@
   function applyView(S) {
     const v = S.view;
     S.viewport.setAttribute("transform", "translate(" + v.x + "," + v.y + ") scale(" + v.k + ")");
+    if (G.updateMinimap) G.updateMinimap(S);  // graph_minimap.js follows every pan and zoom
   }
+  G.applyView = applyView;
 
   function wirePanZoom(S) {
     let drag = null;

@@ -78,6 +78,9 @@
     ".lg-legend-row{display:flex;align-items:center;gap:4px}",
     ".lg-swatch{display:inline-block;width:12px;height:12px;border:1px solid #888}",
     ".lg-gradient{height:10px;background:linear-gradient(to right,#fff5f0,#fb6a4a);border:1px solid #888}",
+    ".lg-minimap{position:absolute;right:8px;bottom:8px;background:rgba(255,255,255,0.92);" +
+      "border:1px solid #bbb;border-radius:3px;box-shadow:0 1px 4px rgba(0,0,0,0.2);cursor:crosshair}",
+    ".lg-minimap-svg{display:block;width:180px;height:120px;cursor:crosshair}",
   ].join("\n");
 
   G.installStyle = function () {
