@@ -23,7 +23,8 @@ DASHBOARD_MODULES = ("timeseries", "scalars", "images", "audio", "graphs", "dist
                      "custom_scalars",
                      "pr_curves",
                      "hparams",
-                     "profile")
+                     "profile",
+                     "debugger_v2")
 
 # Scripts may only come from this server; plotly injects inline styles, images may be blobs.
 # 'unsafe-eval': plotly's WebGL traces (parcoords, splom, scattergl) build their drawing code

@@ -13,12 +13,19 @@ from lens.client.plan import VariableStore, compile_plan, translate_error
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
 
 
+_RUN_INTERCEPTOR = []  # lens.dbg's DebugEvent dumping, while enabled
 _DEBUG_RUNNER = []  # lens.dbg registers the runner for RunOptions.debug_options (the client can't import it)
 
 
 def register_debug_options_runner(fn):
     """Set fn(session, fetches, feed_dict, options, run_metadata) to run debug-watched steps."""
     _DEBUG_RUNNER[:] = [fn]
+
+
+def register_run_interceptor(fn):
+    """Set fn(session, fetches, feed_dict, options, run_metadata) to run every plain
+    Session.run from now on (tfdbg2's enable_dump_debug_info); None removes it."""
+    _RUN_INTERCEPTOR[:] = [fn] if fn is not None else []
 
 
 def _debug_runner():
@@ -263,6 +270,8 @@ class BaseSession(SessionContext):
             if getattr(options, "trace_level", 0):
                 from lens.client.tracing import traced_run
                 return traced_run(self, fetches, feed_dict, options, run_metadata)
+        if _RUN_INTERCEPTOR:
+            return _RUN_INTERCEPTOR[0](self, fetches, feed_dict, options, run_metadata)
         key = (_fetch_key(fetches), tuple(feed_dict) if feed_dict else ())
         compiled = self._runs.get(key)
         if compiled is None:

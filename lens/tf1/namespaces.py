@@ -148,7 +148,8 @@ io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.
     "gfile": io_gfile, "match_filenames_once": "lens.training.input.match_filenames_once",
     "decode_csv": "lens.ops.string_csv.decode_csv",
     "decode_raw": "lens.ops.string_ops.decode_raw"})
-debugging = LazyNamespace("debugging", ["lens.ops.control_flow"])
+debugging = LazyNamespace("debugging", ["lens.ops.control_flow"], {
+    "experimental": "lens.dbg.dumping_callback"})
 saved_model = LazyNamespace("saved_model", ["lens.training.saved_model"])
 pywrap_tensorflow = LazyNamespace("pywrap_tensorflow", ["lens.training.checkpoint_reader"])
 feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
