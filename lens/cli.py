@@ -1,12 +1,35 @@
-"""`lens board ...` serves the web board; `lens dbg ...` opens the debugger on a dump directory."""
+"""The `lens` console script: `lens board ...` serves the web board, `lens dbg ...` opens the
+debugger on a dump directory; `lens --help` lists the commands, `lens --version` the version."""
 import sys
 
-USAGE = """usage: lens <command> [options]
+# (command, one line of help); `lens <command> --help` shows the command's own options.
+COMMANDS = (
+    ("board", "serve the web board for a logdir (default: the bundled sample logs)"),
+    ("dbg", "open the terminal debugger on a tfdbg dump directory (--dump_dir DIR)"),
+)
 
-commands:
-  board   serve the web board (lens board --help); with no --logdir, the bundled sample logs
-  dbg     open the debugger on a dump directory (lens dbg --dump_dir DIR)
-"""
+
+def usage():
+    """The top-level help text: one line per command."""
+    width = max(len(name) for name, _ in COMMANDS)
+    lines = ["usage: lens [--version] [--help] <command> [options]", "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {text}" for name, text in COMMANDS]
+    lines += ["", "`lens <command> --help` shows a command's options."]
+    return "\n".join(lines) + "\n"
+
+
+USAGE = usage()
+
+
+def version():
+    """The installed lens version ('unknown' when run from a tree that was never installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("lens")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def main(argv=None):
@@ -14,6 +37,9 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(USAGE, end="")
+        return 0
+    if argv[0] in ("-V", "--version", "version"):
+        print(f"lens {version()}")
         return 0
     command, rest = argv[0], argv[1:]
     if command == "board":
