@@ -6,8 +6,11 @@ into an iframe's srcdoc together with the graph's data; a small shim answers the
 string, so it also works in exported HTML (nbconvert) and in JupyterLab.
 """
 
+import base64
+import gzip
 import html
 import json
+import re
 from pathlib import Path
 
 from lens.board.app import STATIC_DIR
@@ -15,8 +18,7 @@ from lens.board.graph_info import node_info
 from lens.board.graph_model import GraphModel
 from lens.proto import graph_pb2
 
-GRAPH_JS = ("graph_dashboard.js", "graph_layout.js", "graph_render.js", "graph_bridges.js",
-            "graph_panel.js", "graph_style.js")
+GRAPH_DASHBOARD = "js/graph/graph_dashboard.js"
 DEFAULT_HEIGHT = 620
 RUN_NAME = "graph"   # the one "run" the inline view shows
 SHIM = Path(__file__).resolve().parent / "inline_graph.js"
@@ -25,9 +27,10 @@ _TEMPLATE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><style>
 html,body{{margin:0;font:13px sans-serif;background:#fff}}
 .lg-root{{height:calc(100vh - 4px) !important;min-height:0 !important}}
+.lg-upload,.lg-upload-file{{display:none !important}}
 </style></head><body>
 <div id="lens-graph"></div>
-<script type="application/json" id="lens-graph-data">{data}</script>
+<script type="application/octet-stream" id="lens-graph-data">{data}</script>
 <script>{dagre}</script>
 <script>{shim}</script>
 {scripts}
@@ -38,6 +41,18 @@ html,body{{margin:0;font:13px sans-serif;background:#fff}}
 def _static(relative):
     """Text of a file of the board's static folder."""
     return (STATIC_DIR / relative).read_text(encoding="utf-8")
+
+
+def graph_scripts():
+    """The graph dashboard's script and its parts, in the order the dashboard loads them
+    (read from its PARTS list, so parts the board adds are inlined too)."""
+    source = _static(GRAPH_DASHBOARD)
+    match = re.search(r"const PARTS = \[([^\]]*)\]", source)
+    if not match:
+        raise RuntimeError(f"{GRAPH_DASHBOARD} no longer lists its parts in `const PARTS = [...]`"
+                           f"; update lens.notebook.graph_view.graph_scripts")
+    parts = re.findall(r'"([\w.-]+\.js)"', match.group(1))
+    return [source] + [_static("js/graph/" + name) for name in parts]
 
 
 def _script_text(text):
@@ -95,20 +110,20 @@ def graph_data(graph_def):
 
 def graph_page(graph_def):
     """The standalone HTML page drawing graph_def with the board's graph view."""
-    data = json.dumps(graph_data(graph_def), separators=(",", ":"))
-    scripts = "\n".join(f"<script>{_script_text(_static('js/graph/' + name))}</script>"
-                        for name in GRAPH_JS)
-    return _TEMPLATE.format(data=_script_text(data),
+    # gzip + base64: a tenth of the JSON's size, and nothing to escape in the srcdoc attribute.
+    data = base64.b64encode(gzip.compress(
+        json.dumps(graph_data(graph_def), separators=(",", ":")).encode(), mtime=0)).decode()
+    scripts = "\n".join(f"<script>{_script_text(text)}</script>" for text in graph_scripts())
+    return _TEMPLATE.format(data=data,
                             dagre=_script_text(_static("vendor/dagre.min.js")),
                             shim=_script_text(SHIM.read_text(encoding="utf-8")),
                             scripts=scripts)
 
 
-def graph_html(graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
-    """The cell output: an iframe whose srcdoc is the whole graph page."""
+def _frame(graph_def, height):
+    """The iframe whose srcdoc is the whole graph page of an already stripped graph_def."""
     if not isinstance(height, int) or height <= 0:
         raise ValueError(f"height must be a positive number of pixels, got {height!r}")
-    graph_def = strip_consts(as_graph_def(graph_or_graph_def), max_const_size)
     # Character references keep non-ASCII text intact whatever charset the host page has.
     srcdoc = html.escape(graph_page(graph_def), quote=True).encode(
         "ascii", "xmlcharrefreplace").decode("ascii")
@@ -117,8 +132,33 @@ def graph_html(graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
             f'title="lens graph ({len(graph_def.node)} nodes)"></iframe></div>')
 
 
+def graph_html(graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
+    """The cell output: an iframe whose srcdoc is the whole graph page."""
+    return _frame(strip_consts(as_graph_def(graph_or_graph_def), max_const_size), height)
+
+
+class GraphView:
+    """What show_graph displays: the inline view as HTML, the node names as plain text."""
+
+    MAX_NAMES = 200    # names listed in the plain-text form
+
+    def __init__(self, graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
+        graph_def = strip_consts(as_graph_def(graph_or_graph_def), max_const_size)
+        self.html = _frame(graph_def, height)
+        self.names = [n.name for n in graph_def.node]
+
+    def _repr_html_(self):
+        return self.html
+
+    def __repr__(self):
+        shown = self.names[:self.MAX_NAMES]
+        more = len(self.names) - len(shown)
+        return (f"lens graph, {len(self.names)} nodes: " + ", ".join(shown) +
+                (f", … ({more} more)" if more > 0 else ""))
+
+
 def show_graph(graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
     """Draw a Graph or GraphDef inline (the board's graph view, no server needed)."""
-    from IPython.display import HTML, display
+    from IPython.display import display
 
-    display(HTML(graph_html(graph_or_graph_def, max_const_size, height)))
+    display(GraphView(graph_or_graph_def, max_const_size, height))

@@ -85,6 +85,20 @@ def html_of(outputs):
                    if out.output_type in ("execute_result", "display_data"))
 
 
+def embedded_graph(html):
+    """The data a show_graph output carries (srcdoc -> base64 -> gzip -> JSON)."""
+    import base64
+    import gzip
+    import html as html_module
+    import json
+    import re
+
+    srcdoc = html_module.unescape(re.search(r'srcdoc="([^"]*)"', html).group(1))
+    blob = re.search(r'<script type="application/octet-stream" id="lens-graph-data">([^<]*)'
+                     r'</script>', srcdoc).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(blob)))
+
+
 def errors_of(nb):
     """(cell index, ename, evalue) of every error output in the notebook."""
     return [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"

@@ -189,3 +189,9 @@ def test_a_notebook_page_on_localhost_frames_the_board(chromium, tmp_path):
         context.close()
         server.shutdown()
         board.stop()
+
+
+def test_upload_needs_a_server_so_it_is_hidden_inline(page):
+    _, frame = graph_frame(page)
+    upload = frame.locator(".lg-upload")
+    assert upload.count() == 0 or not upload.first.is_visible()

@@ -8,7 +8,8 @@ import urllib.request
 import nbformat
 import pytest
 
-from tests.notebook.conftest import EXAMPLE, errors_of, html_of, live_kernel, text_of, wait_until
+from tests.notebook.conftest import (EXAMPLE, embedded_graph, errors_of, html_of, live_kernel,
+                                    text_of, wait_until)
 
 
 @pytest.fixture(scope="module")
@@ -105,11 +106,14 @@ def test_board_picks_up_events_written_later_in_the_notebook(kernel, tmp_path):
 
 
 def test_show_graph_output_holds_the_graph(kernel):
-    html = html_of(cell_with(kernel.nb, "show_graph").outputs)
-    assert html.count("<iframe") == 1 and "srcdoc=" in html
+    outputs = cell_with(kernel.nb, "show_graph").outputs
+    html = html_of(outputs)
+    assert html.count("<iframe") == 1 and "srcdoc=" in html and " src=" not in html
+    text = text_of(outputs)
+    data = embedded_graph(html)
     for name in ("dense/weights", "dense/bias", "loss/mse", "GradientDescent"):
-        assert name in html
-    assert "http://" not in html.split("srcdoc=")[1][:200]  # self-contained, no server
+        assert name in text and name in data["hierarchy"]["nodes"]
+    assert data["nodes"]["dense/MatMul"]["op"] == "MatMul"
 
 
 def test_show_scalars_and_histograms_draw_plotly_charts(kernel):

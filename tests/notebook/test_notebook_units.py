@@ -10,7 +10,7 @@ import pytest
 import lens as tf
 from lens.board.graph_model import GraphModel
 from lens.notebook import boards, charts, graph_view, magic
-from lens.proto import graph_pb2
+from tests.notebook.conftest import embedded_graph
 
 
 def small_graph():
@@ -59,8 +59,12 @@ def test_inline_data_answers_as_the_board_routes():
 def test_graph_html_is_one_self_contained_iframe():
     html = graph_view.graph_html(small_graph(), height=400)
     assert html.count("<iframe") == 1 and 'height="400"' in html
-    assert "layer/h" in html and "dagre" in html and " src=" not in html
+    assert "dagre" in html and " src=" not in html
     assert html.isascii()  # non-ASCII text travels as character references
+    assert "layer/h" in embedded_graph(html)["hierarchy"]["nodes"]
+    view = graph_view.GraphView(small_graph())
+    assert repr(view).startswith("lens graph, 8 nodes: x, layer/w, layer/MatMul, layer/h, one")
+    assert view._repr_html_().startswith('<div class="lens-graph">')
     with pytest.raises(ValueError, match="height must be a positive"):
         graph_view.graph_html(small_graph(), height=0)
 
