@@ -18,6 +18,7 @@ import numpy as np
 from lens.framework import errors
 from lens.framework import dtypes as _dt
 from lens.proto import tensor_bundle_pb2, tensor_shape_pb2
+from lens.training import bundle_slices
 from lens.training import bundle_table as table
 from lens.training.bundle_crc import Checksums
 
@@ -170,8 +171,15 @@ class BundleReader:
             raise errors.InvalidArgumentError(None, None, "%s needs a bundle reader of version >= %d"
                                               % (path, self.header.version.min_consumer))
         self.entries = {}
+        self.slice_entries = {}     # encoded (name, slice) key -> entry of one saved slice
         for key, value in items[1:]:
-            self.entries[key.decode("utf-8", "replace")] = tensor_bundle_pb2.BundleEntryProto.FromString(value)
+            entry = tensor_bundle_pb2.BundleEntryProto.FromString(value)
+            if key.startswith(b"\0"):
+                # A slice of a partitioned variable: its key is the ordered-code encoding of
+                # (name, slice), which begins with a NUL no tensor name has; listed under its tensor.
+                self.slice_entries[key] = entry
+            else:
+                self.entries[key.decode("utf-8", "replace")] = entry
 
     def names(self):
         """Tensor names, sorted."""
@@ -188,10 +196,14 @@ class BundleReader:
         for name in names:
             if name not in self.entries:
                 raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s" % (name, self.prefix))
-        by_shard = {}
+        out, by_shard = {}, {}
         for name in names:
-            by_shard.setdefault(self.entries[name].shard_id, []).append(name)
-        out = {}
+            e = self.entries[name]
+            if e.slices:
+                out[name] = bundle_slices.assemble(name, self.prefix, _numpy_dtype(e, name, self.prefix),
+                                                   [d.size for d in e.shape.dim], e.slices, self._read_slice)
+            else:
+                by_shard.setdefault(e.shard_id, []).append(name)
         for shard, shard_names in by_shard.items():
             path = data_path(self.prefix, shard, self.header.num_shards)
             try:
@@ -210,17 +222,27 @@ class BundleReader:
                                                    % (table.unmask_crc(self.entries[name].crc32c), crc, name, path))
         return out
 
-    def _read_one(self, f, path, name, crcs):
-        e = self.entries[name]
-        if e.slices:
-            raise errors.UnimplementedError(None, None, "Tensor %s in %s is saved as slices (a partitioned "
-                                            "variable); lens reads whole tensors only" % (name, self.prefix))
+    def _read_slice(self, key):
+        """One saved slice of a partitioned variable, checked against its CRC."""
+        e = self.slice_entries.get(key)
+        if e is None:
+            raise errors.DataLossError(None, None, "Checkpoint %s lists a slice (key %r) it does not hold"
+                                       % (self.prefix, key))
+        path = data_path(self.prefix, e.shard_id, self.header.num_shards)
+        with open(path, "rb") as f, Checksums() as crcs:
+            value = self._read_one(f, path, key, crcs, e)
+            if table.unmask_crc(e.crc32c) != crcs.result(key):
+                raise errors.DataLossError(None, None, "Checksum does not match for a slice in %s" % path)
+        return value
+
+    def _read_one(self, f, path, name, crcs, e=None):
+        e = e if e is not None else self.entries[name]
         dtype = _dt.as_dtype(e.dtype)
         shape = [d.size for d in e.shape.dim]
         f.seek(e.offset)
         if dtype == _dt.string:
             blob = f.read(e.size)
-            self._check_size(path, name, len(blob))
+            self._check_size(path, name, len(blob), e)
             value, crc = _parse_strings(blob, shape, name, path)
             crcs.submit_value(name, crc)
             return value
@@ -234,15 +256,24 @@ class BundleReader:
                                                           shape, dtype.name))
         value = np.empty(shape, dtype=npd)
         got = f.readinto(memoryview(value.reshape(-1)).cast("B")) if value.size else 0
-        self._check_size(path, name, got)
+        self._check_size(path, name, got, e)
         crcs.submit(name, value)                    # checked in a thread while the next tensor is read
         return value if npd.isnative else value.astype(npd.newbyteorder("="))
 
-    def _check_size(self, path, name, got):
-        e = self.entries[name]
+    def _check_size(self, path, name, got, e):
         if got != e.size:
             raise errors.DataLossError(None, None, "%s: tensor %s needs bytes %d..%d but the file ends at %d"
                                        % (path, name, e.offset, e.offset + e.size, e.offset + got))
+
+
+def _numpy_dtype(entry, name, prefix):
+    dtype = _dt.as_dtype(entry.dtype)
+    if dtype == _dt.string:
+        return object
+    if dtype.as_numpy_dtype is None or dtype in (_dt.resource, _dt.variant):
+        raise errors.UnimplementedError(None, None, "Tensor %s in %s has dtype %s, which lens cannot restore"
+                                        % (name, prefix, dtype.name))
+    return dtype.as_numpy_dtype
 
 
 def _parse_strings(blob, shape, name, path):

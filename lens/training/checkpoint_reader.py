@@ -1,4 +1,4 @@
-"""Read any checkpoint lens knows: TensorFlow's tensor bundle, or lens's earlier `.npz` format.
+"""Read any checkpoint lens knows: TensorFlow's tensor bundle (V2) or V1 table, or lens's earlier `.npz` format.
 
 `open_checkpoint(prefix)` returns an object with names(), dtype(name), shape(name) and
 read(names) -> {name: array}; `CheckpointReader` is TF's `NewCheckpointReader` API on top of it.
@@ -11,6 +11,7 @@ from lens.framework import errors
 from lens.framework import dtypes as _dt
 from lens.training import bundle
 from lens.training import saver_format as legacy
+from lens.training.checkpoint_v1 import V1Reader, v1_files
 
 __all__ = ["NewCheckpointReader", "CheckpointReader"]
 
@@ -52,6 +53,9 @@ def open_checkpoint(prefix):
         return bundle.BundleReader(prefix)
     if os.path.exists(prefix + ".index"):
         return _LegacyReader(prefix)
+    files = v1_files(prefix)
+    if files:
+        return V1Reader(prefix, files)
     raise errors.NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
                                "matching files for %s. Pass a checkpoint prefix (the path Saver.save returned, "
                                "e.g. tf.train.latest_checkpoint(dir)), without .index or .data-*." % prefix)

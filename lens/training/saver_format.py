@@ -97,14 +97,25 @@ def _read_values(prefix, index, names):
         raise errors.DataLossError(None, None, "Cannot read checkpoint data %s: %s" % (path, e))
 
 
+def _marker_file(prefix):
+    """The file whose presence marks a complete checkpoint: P.index (V2, lens), or a V1 file or shard."""
+    import glob
+    if os.path.exists(prefix + ".index"):
+        return prefix + ".index"
+    if os.path.isfile(prefix):
+        return prefix
+    shards = glob.glob(glob.escape(prefix) + "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]")
+    return sorted(shards)[0] if shards else None
+
+
 def checkpoint_exists(checkpoint_prefix):
-    """True when a lens checkpoint with this prefix exists."""
-    return os.path.exists(checkpoint_prefix + ".index")
+    """True when a checkpoint with this prefix exists (V2 bundle, TensorFlow's V1 file, or lens's .npz)."""
+    return _marker_file(os.fspath(checkpoint_prefix)) is not None
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes):
     """Modification times of the checkpoints that exist."""
-    return [os.path.getmtime(p + ".index") for p in checkpoint_prefixes if checkpoint_exists(p)]
+    return [os.path.getmtime(_marker_file(p)) for p in checkpoint_prefixes if checkpoint_exists(p)]
 
 
 def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=None, meta_graph_suffix="meta"):

@@ -146,3 +146,11 @@ def test_checkpoint_reader_api(tmp_path):
     assert list(tf.train.load_variable(prefix, "scope/v:0")) == [0, 1, 2]
     with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for .*missing"):
         tf.train.NewCheckpointReader(str(tmp_path / "missing"))
+
+
+def test_ordered_code_signed_numbers_sort_as_numbers():
+    from lens.training.bundle_slices import _signed
+    assert _signed(0) == b"\x80" and _signed(-1) == b"\x7f" and _signed(63) == b"\xbf"
+    assert _signed(64) == b"\xc0\x40" and _signed(-65) == b"\x3f\xbf" and _signed(134) == b"\xc0\x86"
+    values = [-(1 << 40), -70000, -8193, -8192, -65, -64, -1, 0, 1, 63, 64, 8191, 8192, 1 << 20, 1 << 40]
+    assert sorted(values, key=_signed) == values

@@ -151,3 +151,53 @@ def test_sharded_saver_round_trip(tmp_path):
         assert list(sess.run(v)) == [0.0, 1.0, 2.0, 3.0]
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
     shutil.rmtree(tmp_path)
+
+
+V1_DIR = os.path.join(FIXTURES, "v1")
+SLICED_DIR = os.path.join(FIXTURES, "sliced")
+
+
+def _sliced_values():
+    with np.load(os.path.join(SLICED_DIR, "values.npz")) as data:
+        return {k: data[k] for k in data.files}
+
+
+def test_v1_checkpoints_read_and_restore_with_partitioned_variables_joined():
+    prefix = tf.train.latest_checkpoint(V1_DIR)
+    assert prefix == os.path.join(V1_DIR, "model.ckpt") and tf.train.checkpoint_exists(prefix)
+    assert tf.train.list_variables(V1_DIR) == [("a", [2, 3]), ("emb", [200, 3]), ("part", [5, 3]), ("s", [2])]
+    reader = tf.train.NewCheckpointReader(prefix)
+    assert reader.get_variable_to_dtype_map()["part"] == tf.float64
+    want = _sliced_values()
+    np.testing.assert_array_equal(reader.get_tensor("part"), want["part"])
+    np.testing.assert_array_equal(reader.get_tensor("emb"), want["emb"])
+    a = tf.Variable(np.zeros((2, 3), np.float32), name="a")
+    s = tf.Variable([b"", b""], name="s")
+    part = tf.Variable(np.zeros((5, 3)), name="part")
+    with tf.Session() as sess:
+        tf.train.Saver([a, s, part]).restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(a), np.arange(6).reshape(2, 3))
+        assert list(sess.run(s)) == [b"x", b"yz"]
+        np.testing.assert_array_equal(sess.run(part), want["part"])
+
+
+def test_v2_slices_of_partitioned_variables_are_joined_and_hidden_from_the_listing():
+    from lens.proto import tensor_slice_pb2
+    from lens.training.bundle_slices import slice_key
+    assert tf.train.list_variables(SLICED_DIR) == [("a", [2, 3]), ("emb", [200, 3]), ("part", [5, 3]), ("s", [2])]
+    want = _sliced_values()
+    reader = tf.train.load_checkpoint(SLICED_DIR)
+    np.testing.assert_array_equal(reader.get_tensor("emb"), want["emb"])
+    np.testing.assert_array_equal(reader.get_tensor("part"), want["part"])
+    # The key of emb's second slice (rows 67..133) as TensorFlow 2.21 wrote it.
+    sl = tensor_slice_pb2.TensorSliceProto()
+    sl.extent.add(start=67, length=67)
+    sl.extent.add(start=0, length=3)
+    assert slice_key("emb", sl) == b"\x00emb\x00\x01\x01\x02\xc0C\xc0C\x80\x83"
+    del sl.extent[1]
+    sl.extent.add()                       # a whole dimension: start 0, length -1
+    assert slice_key("emb", sl) == b"\x00emb\x00\x01\x01\x02\xc0C\xc0C\x80\x7f"
+    emb = tf.Variable(np.zeros((200, 3), np.float32), name="emb")
+    with tf.Session() as sess:
+        tf.train.Saver([emb]).restore(sess, os.path.join(SLICED_DIR, "model.ckpt"))
+        np.testing.assert_array_equal(sess.run(emb), want["emb"])
