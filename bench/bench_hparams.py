@@ -1,7 +1,7 @@
-"""HParams benchmark: list an experiment of 1,000 session groups (each session one run with
-its hparams and a loss scalar) through /data/plugin/hparams/session_groups, lens vs
-TensorBoard 2.21's own plugin (in-process, Python data path) on the same logdir.
-Goal: lens < 1 s."""
+"""Plugin benchmarks, lens vs TensorBoard 2.21's own plugins (in-process, Python data path) on
+the same logdir: list an experiment of 1,000 session groups (each session one run with its
+hparams and a loss scalar) through /data/plugin/hparams/session_groups (goal: lens < 1 s), and
+fetch 100 steps of a 201-threshold PR curve through /data/plugin/pr_curves/pr_curves."""
 
 import json
 import statistics
@@ -30,6 +30,21 @@ def write_logdir(root, sessions):
                 w.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(
                     tag="loss", simple_value=(i % 97) / 97.0 + step)]), step)
             w.add_summary(hp.session_end_pb(1, end_time_secs=float(i) + 1), 3)
+
+
+def write_pr_run(root, steps):
+    """One run with a 201-threshold PR curve at every step."""
+    import numpy as np
+
+    from lens.events.writer import FileWriter
+    from lens.plugins import pr_curve
+
+    rng = np.random.default_rng(0)
+    with FileWriter(str(Path(root) / "pr")) as w:
+        for step in range(steps):
+            labels = rng.random(500) < 0.5
+            w.add_summary(pr_curve.pb("clf", labels, np.clip(labels * 0.3 + rng.random(500) * 0.7,
+                                                             0, 1)), step)
 
 
 def _median_ms(fn, repeats):
@@ -81,6 +96,33 @@ def run(quick=False):
             tb_ms = _median_ms(lambda: ask(tb_client), repeats)
         except ImportError:
             tb_ms = None
-    return [{"name": "hparams session_groups, %d groups" % sessions, "lens": lens_ms,
+    rows = [{"name": "hparams session_groups, %d groups" % sessions, "lens": lens_ms,
              "other": tb_ms, "other_name": "TensorBoard 2.21 plugin", "unit": "ms",
              "note": "goal < 1000 ms"}]
+    return rows + _pr_rows(10 if quick else 100, repeats)
+
+
+def _pr_rows(steps, repeats):
+    from lens.board.app import create_app
+    from lens.events.provider import DataProvider
+
+    url = "/data/plugin/pr_curves/pr_curves?run=pr&tag=clf/pr_curves"
+    with tempfile.TemporaryDirectory() as root:
+        write_pr_run(root, steps)
+        provider = DataProvider(root, reload_interval=0)
+        provider.reload()
+        clients = {"lens": create_app(provider).test_client()}
+        try:
+            clients["tb"] = _tensorboard_client(root)
+        except ImportError:
+            pass
+
+        def fetch(client):
+            response = client.get(url)
+            assert response.status_code == 200, response.get_data()[:200]
+            assert len(json.loads(response.get_data())["pr"]) == steps
+
+        times = {name: _median_ms(lambda c=c: fetch(c), repeats) for name, c in clients.items()}
+    return [{"name": "pr_curves route, %d steps x 201 thresholds" % steps, "lens": times["lens"],
+             "other": times.get("tb"), "other_name": "TensorBoard 2.21 plugin", "unit": "ms",
+             "note": "at least as fast as TensorBoard"}]

@@ -57,7 +57,7 @@ def pr_entry(wall_time, step, data):
     while end > 0 and positives[end] == 0:
         end -= 1
     end += 1
-    counts = [[int(v) for v in data[i]][:end] for i in range(4)]
+    counts = data[:4, :end].astype(np.int64).tolist()  # truncated toward zero, as int()
     return {"wall_time": wall_time, "step": step,
             "precision": data[4, :end].tolist(), "recall": data[5, :end].tolist(),
             "true_positives": counts[0], "false_positives": counts[1],
