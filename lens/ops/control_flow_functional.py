@@ -1,7 +1,7 @@
 """map_fn, scan, foldl, foldr: while_loops over the first dimension of (nested) elems.
 
-Results are collected by concatenation inside the loop (lens has no TensorArray), so gradients
-come from while_loop's own gradient.
+Elements are read and results written through TensorArrays inside the loop (linear in the length);
+gradients come from while_loop's own gradient through the arrays' flows.
 """
 from lens.framework import dtypes as _dt
 from lens.framework.convert import constant, convert_to_tensor
@@ -36,39 +36,31 @@ def _length(flat):
     return strided_slice(A.shape(flat[0]), [0], [1], shrink_axis_mask=1), None
 
 
-def _collect(acc, value, first, reverse):
-    """acc with value appended (prepended when reverse); `first` replaces the empty start."""
-    from lens.ops import array as A
-    from lens.ops.control_flow_cond import cond
-    item = A.expand_dims(value, 0)
-    if first is None:
-        return A.concat([item, acc] if reverse else [acc, item], 0)
-    return cond(first, lambda: item, lambda: A.concat([item, acc] if reverse else [acc, item], 0))
+def _loop(step, flat_elems, n, state, out_dtypes, start, reverse, first_outs, **loop_kw):
+    """Run step(state, xs_i) -> (state, outs) for i in [start, n); returns (state, stacked outs).
 
-
-def _loop(step, flat_elems, n, state, out_dtypes, start, reverse, given_acc, **loop_kw):
-    """Run step(state, xs_i) -> (state, outs) for i in [start, n); returns (state, stacked outs)."""
-    from lens.ops import array as A
+    elems are read and outputs written through TensorArrays, as TF1 does: O(n) in the length."""
     from lens.ops.control_flow_while import while_loop
-    from lens.ops.indexing import gather
-    accs = given_acc if given_acc is not None else \
-        [A.zeros([0], dtype=d) for d in out_dtypes]
+    from lens.ops.tensor_array import TensorArray
+    elems_tas = [TensorArray(e.dtype, size=n, element_shape=e.shape[1:] if e.shape.ndims else None).unstack(e)
+                 for e in flat_elems]
+    accs = [TensorArray(d, size=n) for d in out_dtypes]
+    if first_outs:
+        accs = [ta.write(n - 1 if reverse else 0, a) for ta, a in zip(accs, first_outs)]
     out_shapes = []
 
     def body(i, st, acc):
         idx = n - 1 - i if reverse else i
-        xs = [gather(e, idx) for e in flat_elems]
+        xs = [ta.read(idx) for ta in elems_tas]
         new_state, outs = step(st, xs)
         out_shapes[:] = [o.shape for o in outs]
-        first = None if given_acc is not None else (i - start < 1)
-        new_acc = [_collect(a, o, first, reverse) for a, o in zip(acc, outs)]
-        return i + 1, new_state, new_acc
+        return i + 1, new_state, [ta.write(idx, o) for ta, o in zip(acc, outs)]
 
     i0 = constant(start, dtype=_dt.int32, name="i")
-    invariants = (TensorShape([]), [s.shape for s in state], [TensorShape(None)] * len(accs))
+    invariants = (TensorShape([]), [s.shape for s in state], [TensorShape([])] * len(accs))
     _, state, accs = while_loop(lambda i, st, acc: i < n, body, (i0, list(state), list(accs)),
                                 shape_invariants=invariants, return_same_structure=True, **loop_kw)
-    return state, accs, out_shapes
+    return state, [ta.stack() for ta in accs], out_shapes
 
 
 def _finish(accs, shapes, n_static):
@@ -119,7 +111,6 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     """Stack the successive accumulator values a = fn(a, x) over elems along dimension 0."""
     if not callable(fn):
         raise TypeError("fn must be callable.")
-    from lens.ops import array as A
     with name_scope(name, "scan", nest.flatten(elems)):
         flat = _flat_elems(elems, "scan")
         n, n_static = _length(flat)
@@ -131,9 +122,9 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
             flat_a = [convert_to_tensor(x) for x in nest.flatten(a)]
             return flat_a, flat_a
 
-        given = [A.expand_dims(a, 0) for a in flat_init] if start else None
         _, accs, shapes = _loop(step, flat, n, flat_init, [a.dtype.base_dtype for a in flat_init], start,
-                                reverse, given, parallel_iterations=parallel_iterations, back_prop=back_prop)
+                                reverse, flat_init if start else None, parallel_iterations=parallel_iterations,
+                                back_prop=back_prop)
         return nest.pack_sequence_as(init, _finish(accs, shapes or [a.shape for a in flat_init], n_static))
 
 
@@ -149,7 +140,7 @@ def _fold(fn, elems, initializer, reverse, what, name, **loop_kw):
             a = fn(nest.pack_sequence_as(init, state), nest.pack_sequence_as(elems, xs))
             return [convert_to_tensor(x) for x in nest.flatten(a)], []
 
-        state, _, _ = _loop(step, flat, n, nest.flatten(init), [], start, reverse, [], **loop_kw)
+        state, _, _ = _loop(step, flat, n, nest.flatten(init), [], start, reverse, None, **loop_kw)
         return nest.pack_sequence_as(init, state)
 
 

@@ -14,6 +14,7 @@ from lens.ops import control_flow_nest as nest
 from lens.ops.control_flow_region import (SubPlan, append_output, externals, is_auto_zero,
                                                  trace)
 from lens.framework.registry import register_op
+from lens.ops.tensor_array import TensorArray
 from lens.framework.tensor_shape import as_shape
 
 
@@ -37,7 +38,7 @@ def _stack(values, dtype):
     if not values:
         return np.empty((0,), dtype)
     first = np.shape(values[0])
-    if all(np.shape(v) == first for v in values):
+    if all(np.shape(v) == first for v in values) and not getattr(values[0], "_lens_flow", False):
         return np.stack([np.asarray(v, dtype=dtype) for v in values])
     out = np.empty(len(values), dtype=object)  # shapes vary across iterations
     for i, v in enumerate(values):
@@ -242,7 +243,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if loop_vars is None or (nest.is_sequence(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("No loop variables provided")
     with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
-        flat_init = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        flat_in = nest.flatten(loop_vars)
+        # TensorArrays travel as their flow tensors and are rebuilt around them inside and after the loop.
+        tas = {k: v for k, v in enumerate(flat_in) if isinstance(v, TensorArray)}
+        flat_init = [v.flow if k in tas else convert_to_tensor(v) for k, v in enumerate(flat_in)]
         invs = _invariants(loop_vars, flat_init, shape_invariants)
         max_t = None
         if maximum_iterations is not None:
@@ -255,7 +259,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         phs = [g._create_op("Placeholder", [], [t.dtype.base_dtype], {"dtype": t.dtype.base_dtype, "shape": s},
                             "Identity", shapes=[s], frames_skip=3)._outputs[0]
                for t, s in zip(flat_init, invs)]
-        packed = nest.pack_sequence_as(loop_vars, phs)
+        packed = nest.pack_sequence_as(loop_vars, [tas[k]._with_flow(p) if k in tas else p
+                                                   for k, p in enumerate(phs)])
         args = list(packed) if isinstance(packed, (list, tuple)) else [packed]
 
         def run_cond():
@@ -273,7 +278,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 raise ValueError("The two structures don't have the same nested structure: body "
                                  "returned %s for loop variables %s." % (nest.describe(res),
                                                                         nest.describe(args)))
-            return [convert_to_tensor(x) for x in nest.flatten(list(res))]
+            return [x.flow if isinstance(x, TensorArray) else convert_to_tensor(x) for x in nest.flatten(list(res))]
 
         cond_out, cond_ops = trace(run_cond)
         body_outs, body_ops = trace(run_body)
@@ -304,6 +309,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                           attrs, scope, shapes=invs, control_inputs=controls, frames_skip=3)
         from lens.ops.core import identity
         exits = [identity(t, name="Exit") for t in op._outputs[:len(flat_init)]]
+        exits = [tas[k]._with_flow(e) if k in tas else e for k, e in enumerate(exits)]
     result = nest.pack_sequence_as(loop_vars, exits)
     if not return_same_structure and len(exits) == 1:
         return exits[0]

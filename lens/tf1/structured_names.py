@@ -17,6 +17,7 @@ _TOP = {
     "lens.ops.state_scatter": ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div",
                                "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"],
     "lens.ops.lookup_ops": ["tables_initializer", "initialize_all_tables"],
+    "lens.ops.tensor_array": ["TensorArray"],
 }
 for _mod, _names in _TOP.items():
     _m = importlib.import_module(_mod)
