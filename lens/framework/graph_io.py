@@ -57,7 +57,8 @@ def _input_name(t):
 
 # Ops whose TensorFlow OpDef has no `T` attr (TF logs an error for an unknown attr on import).
 _NO_T_ATTR = ("Const", "Placeholder", "VariableV2", "PlaceholderWithDefault", "SaveV2", "RestoreV2",
-              "MergeV2Checkpoints", "ShardedFilename", "StringJoin")
+              "MergeV2Checkpoints", "ShardedFilename", "StringJoin", "ParseExample", "ParseSingleExample",
+              "StringToHashBucketFast", "Cast")
 
 
 def op_to_node_def(op, add_shapes=False):

@@ -147,16 +147,33 @@ def _text_key(k):
     return k.decode() if isinstance(k, bytes) else k
 
 
+def _const_text(t):
+    from lens.ops.shapes import const_value
+    value = const_value(t)
+    if value is None:
+        raise errors.UnimplementedError(None, None, "%s: lens parses Examples only with constant feature "
+                                        "keys; %s is computed" % (t.op.name, t.name))
+    return _text_key(np.asarray(value, dtype=object).item())
+
+
 def _spec_of(op):
-    """The op's _Spec; rebuilt from its public attrs for an op imported from a GraphDef."""
+    """The op's _Spec; rebuilt from its attrs and key inputs for an op imported from a GraphDef."""
     spec = op._attrs.get("_spec")
-    if spec is None:
-        a = op._attrs
-        dense = [(_text_key(k), _dt.as_dtype(t), as_shape(s), None)
-                 for k, t, s in zip(a.get("dense_keys", []), a.get("Tdense", []), a.get("dense_shapes", []))]
-        sparse = [(_text_key(k), _dt.as_dtype(t)) for k, t in zip(a.get("sparse_keys", []),
-                                                                   a.get("sparse_types", []))]
-        spec = _Spec(dense, sparse)
+    if spec is not None:
+        return spec
+    a = op._attrs
+    if op.type == "ParseExample":  # TF's layout: serialized, names, sparse keys, dense keys, defaults
+        ns, nd = a.get("Nsparse", 0), a.get("Ndense", 0)
+        sparse_keys = [_const_text(t) for t in op._inputs[2:2 + ns]]
+        dense_keys = [_const_text(t) for t in op._inputs[2 + ns:2 + ns + nd]]
+    else:
+        sparse_keys, dense_keys = [_text_key(k) for k in a.get("sparse_keys", [])], \
+            [_text_key(k) for k in a.get("dense_keys", [])]
+    dense = [(k, _dt.as_dtype(t), as_shape(s), None)
+             for k, t, s in zip(dense_keys, a.get("Tdense", []), a.get("dense_shapes", []))]
+    sparse = [(k, _dt.as_dtype(t)) for k, t in zip(sparse_keys, a.get("sparse_types", []))]
+    spec = _Spec(dense, sparse)
+    op._attrs["_spec"] = spec
     return spec
 
 
@@ -164,7 +181,10 @@ def _parse_make(op, ctx):
     dense, sparse = _spec_of(op).dense, _spec_of(op).sparse
     single = op.type == "ParseSingleExample"
 
-    def run(serialized, *defaults):
+    skip = 1 + len(sparse) + len(dense) if op.type == "ParseExample" else 0  # names and key inputs
+
+    def run(serialized, *rest):
+        defaults = rest[skip:]
         arr = np.asarray(serialized, dtype=object)
         if single and arr.ndim != 0:
             raise errors.InvalidArgumentError(None, None, "parse_single_example needs a scalar string, got "
@@ -204,13 +224,22 @@ def _build(op_type, serialized, features, name):
             raise ValueError("%s needs a %s string tensor, got shape %s"
                              % ("parse_single_example" if want_rank == 0 else "parse_example",
                                 "scalar" if want_rank == 0 else "vector (batch) of", ser.shape))
-        defaults = [_default_tensor(k, dt, s, d) for k, dt, s, d in dense]
-        attrs = {"_spec": _Spec(dense, sparse), "dense_keys": [k for k, *_ in dense],
-                 "sparse_keys": [k for k, _ in sparse], "Tdense": [d[1] for d in dense],
+        attrs = {"_spec": _Spec(dense, sparse), "Tdense": [d[1] for d in dense],
                  "sparse_types": [dt for _, dt in sparse], "dense_shapes": [d[2] for d in dense]}
+        if op_type == "ParseExample":
+            # TF's ParseExample: serialized, names, then the keys as string inputs, then the defaults.
+            keys = [convert_to_tensor(np.zeros([0], dtype=object), _dt.string, name="names")]
+            keys += [convert_to_tensor(k, _dt.string, name="sparse_keys_%d" % i) for i, (k, _) in enumerate(sparse)]
+            keys += [convert_to_tensor(k, _dt.string, name="dense_keys_%d" % i) for i, (k, *_) in enumerate(dense)]
+            attrs.update(Nsparse=len(sparse), Ndense=len(dense))
+        else:
+            keys = []
+            attrs.update(num_sparse=len(sparse), dense_keys=[k for k, *_ in dense],
+                         sparse_keys=[k for k, _ in sparse])
+        defaults = [_default_tensor(k, dt, s, d) for k, dt, s, d in dense]
         out_types = [_dt.int64] * len(sparse) + [dt for _, dt in sparse] + [_dt.int64] * len(sparse) + \
             [dt for _, dt, _, _ in dense]
-        op = g._create_op(op_type, [ser] + defaults, out_types, attrs, scope, frames_skip=4)
+        op = g._create_op(op_type, [ser] + keys + defaults, out_types, attrs, scope, frames_skip=4)
     outs, ns = op._outputs, len(sparse)
     result = {}
     for j, (key, _) in enumerate(sparse):

@@ -234,12 +234,13 @@ def make_ndarray(proto):
         raw = np.frombuffer(proto.tensor_content, dtype=npd.newbyteorder("<"))
         return raw.astype(npd).reshape(shape)
     if name == "DT_STRING":
-        vals = list(proto.string_val) or [b""]
+        vals = list(proto.string_val) or ([b""] if count else [])  # an empty tensor holds no string
         if len(vals) > count:
             raise ValueError("TensorProto holds %d strings but its shape has only %d elements"
                              % (len(vals), count))
         flat = np.empty(count, dtype=object)
-        flat[:] = vals + [vals[-1]] * (count - len(vals))
+        if count:
+            flat[:] = vals + [vals[-1]] * (count - len(vals))
         return flat.reshape(shape)
     if name == "DT_HALF":
         bits = _fill(proto.half_val, count, np.uint16)

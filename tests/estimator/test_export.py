@@ -81,3 +81,24 @@ def test_export_needs_a_checkpoint(tmp_path):
     with pytest.raises(ValueError, match="Couldn't find trained model at"):
         est.export_saved_model(str(tmp_path / "e"), receiver)
     assert not os.path.exists(tmp_path / "e") or os.listdir(tmp_path / "e") == []
+
+
+def test_exported_parse_example_node_has_tensorflows_layout(tmp_path, data):
+    """TF's ParseExample op def: serialized, names, Nsparse + Ndense key inputs, the defaults; attrs
+    Nsparse, Ndense, sparse_types, Tdense, dense_shapes and nothing else (TF 2.21 loads such an
+    export and serves the same predictions: checked once with tests/estimator/check_export_in_tf.py)."""
+    x, y, _ = data
+    est = _trained(tmp_path, data, tf.estimator.DNNRegressor, y, hidden_units=[2])
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(fc.make_parse_example_spec(COLS))
+    export_dir = est.export_saved_model(str(tmp_path / "e"), receiver).decode()
+    sm = saved_model_pb2.SavedModel()
+    with open(os.path.join(export_dir, "saved_model.pb"), "rb") as f:
+        sm.ParseFromString(f.read())
+    nodes = {n.name: n for n in sm.meta_graphs[0].graph_def.node}
+    parse = nodes["ParseExample"]
+    assert sorted(parse.attr) == ["Ndense", "Nsparse", "Tdense", "dense_shapes", "sparse_types"]
+    assert parse.attr["Ndense"].i == 1 and parse.attr["Nsparse"].i == 0
+    assert list(parse.input) == ["input_example_tensor", "ParseExample/names", "ParseExample/dense_keys_0",
+                                 "ParseExample/key_x"]
+    assert nodes["ParseExample/dense_keys_0"].attr["value"].tensor.string_val == [b"x"]
+    assert "T" not in nodes["dnn/Cast"].attr if "dnn/Cast" in nodes else True
