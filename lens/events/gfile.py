@@ -181,9 +181,11 @@ def glob(pattern):
     fs, p = _url_fs(raw)
     if fs is None:
         return sorted(_glob.glob(p))
-    scheme = raw.split("://", 1)[0]
-    return sorted(m if "://" in m else "%s://%s" % (scheme, m.lstrip("/") if scheme != "memory" else m)
-                  for m in fs.glob(p))
+    # Matches come back in the filesystem's own spelling: give them the pattern's (URL) prefix again.
+    wild = min([i for i in (raw.find(c) for c in "*?[") if i >= 0] or [len(raw)])
+    user_dir = raw[:raw.rfind("/", 0, wild) + 1]
+    fs_dir = fs._strip_protocol(user_dir).rstrip("/") + "/"
+    return sorted(user_dir + m[len(fs_dir):] if m.startswith(fs_dir) else m for m in fs.glob(p))
 
 
 def listdir(path):

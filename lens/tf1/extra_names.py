@@ -48,6 +48,7 @@ _SOURCES = {
     "lens.framework.devices": ["DeviceSpec"],
     "lens.ops.data_flow_ops": ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"],
     "lens.ops.variables": ["count_up_to"],
+    "lens.platform.tf_logging": ["get_logger"],
     "lens.events.io_ops": ["matching_files", "read_file", "write_file"],
     "lens.data.reader_ops": ["ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
                              "WholeFileReader", "IdentityReader"],

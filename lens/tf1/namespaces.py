@@ -157,9 +157,12 @@ estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.esti
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup": "lens.tf1.namespaces.contrib_lookup", "estimator": "lens.estimator.contrib",
                                         "rnn": "lens.rnn.rnn_cell"})
-logging = LazyNamespace("logging", [], {"set_verbosity": "lens.tf1.namespaces._noop",
-                                        "INFO": "logging.INFO", "WARN": "logging.WARN",
-                                        "ERROR": "logging.ERROR", "DEBUG": "logging.DEBUG"})
+# TF's python/platform: tf.logging, tf.app (with tf.app.flags), tf.flags (absl.flags), tf.test, tf.resource_loader.
+logging = LazyNamespace("logging", ["lens.platform.tf_logging"])
+app = LazyNamespace("app", ["lens.platform.app"])
+flags = LazyNamespace("flags", ["lens.platform.flags"])
+test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase"})
+resource_loader = LazyNamespace("resource_loader", ["lens.platform.resource_loader"])
 app = LazyNamespace("app", [])
 flags = LazyNamespace("flags", [])
 _SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."
