@@ -3,6 +3,7 @@ import collections.abc
 
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import Tensor, name_scope
+from lens.framework.indexed_slices import IndexedSlices
 
 __all__ = ["clip_by_norm", "clip_by_average_norm", "clip_by_global_norm", "global_norm"]
 
@@ -16,7 +17,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """t * clip_norm / max(l2norm(t, axes), clip_norm): rescale so the L2 norm is at most clip_norm."""
     array, core, logic, m, reduce = _ops()
     with name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
-        values = convert_to_tensor(t, name="t")
+        # IndexedSlices are clipped by the norm of their values (as TF1) and stay IndexedSlices.
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
         l2sum = reduce.reduce_sum(m.multiply(values, values), axes, keepdims=True)
         # A zero norm would make sqrt's gradient infinite: take sqrt only where the sum is positive.
         positive = logic.greater(l2sum, 0.0)
@@ -24,7 +26,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         l2norm = logic.where(positive, m.sqrt(safe), l2sum)
         clip_norm = convert_to_tensor(clip_norm, dtype=values.dtype.base_dtype, name="clip_norm")
         scaled = m.multiply(values, clip_norm)
-        return core.identity(m.truediv(scaled, m.maximum(l2norm, clip_norm)), name=scope)
+        out = core.identity(m.truediv(scaled, m.maximum(l2norm, clip_norm)), name=scope)
+        return IndexedSlices(out, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else out
 
 
 def clip_by_average_norm(t, clip_norm, name=None):
@@ -53,7 +56,8 @@ def global_norm(t_list, name=None):
     from lens.ops.nn import l2_loss
     t_list = _check_list(t_list, "global_norm")
     with name_scope(name, "global_norm", t_list):
-        tensors = [convert_to_tensor(t, name="t_%d" % i) for i, t in enumerate(t_list) if t is not None]
+        tensors = [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t_%d" % i)
+                   for i, t in enumerate(t_list) if t is not None]
         if not tensors:
             raise ValueError("global_norm: t_list has no tensors (every entry is None).")
         halves = []
@@ -90,8 +94,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             if t is None:
                 clipped.append(None)
                 continue
-            t = convert_to_tensor(t, name="t_%d" % i)
+            sliced = t if isinstance(t, IndexedSlices) else None
+            t = convert_to_tensor(t.values if sliced is not None else t, name="t_%d" % i)
             with _colocated(t):
                 s = scale if t.dtype.base_dtype is dtype else array.cast(scale, t.dtype.base_dtype)
-                clipped.append(core.identity(m.multiply(t, s), name="%s_%d" % (scope, i)))
+                c = core.identity(m.multiply(t, s), name="%s_%d" % (scope, i))
+            clipped.append(c if sliced is None else IndexedSlices(c, sliced.indices, sliced.dense_shape))
         return clipped, use_norm

@@ -160,3 +160,20 @@ def test_scatter_names_and_errors():
                 sess.run(bad)
             sess.run(tf.scatter_nd_add(v, [[2, 1]], [7.0]))
             assert sess.run(v)[2, 1] == 7.0
+
+
+def test_clipping_keeps_indexed_slices_and_their_norm():
+    with tf.Graph().as_default():
+        p = tf.Variable(np.ones((4, 2)))
+        q = tf.Variable(np.ones(2))
+        grads = tf.gradients(tf.reduce_sum(tf.gather(p, [1, 2]) * 3.0) + tf.reduce_sum(q * 4.0), [p, q])
+        clipped, norm = tf.clip_by_global_norm(grads, 1.0)
+        assert isinstance(clipped[0], tf.IndexedSlices) and isinstance(clipped[1], tf.Tensor)
+        by_norm = tf.clip_by_norm(grads[0], 1.0)
+        assert isinstance(by_norm, tf.IndexedSlices)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert np.isclose(sess.run(norm), np.sqrt(4 * 9 + 2 * 16))
+            dense = sess.run(tf.convert_to_tensor(clipped[0]))
+            np.testing.assert_allclose(dense[1:3], 3.0 / np.sqrt(68.0))
+            np.testing.assert_allclose(sess.run(by_norm.values), 0.5)
