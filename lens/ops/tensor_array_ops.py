@@ -17,7 +17,7 @@ class FlowValue:
     the newest version appends in place (O(1)); writing to an older one copies what it sees first."""
 
     _lens_flow = True     # while_loop stacks these per iteration as objects
-    __slots__ = ("_store", "_order", "_n", "size", "dynamic")
+    __slots__ = ("_store", "_order", "_n", "size", "dynamic", "cleared")
 
     def __init__(self, items=None, size=0, dynamic=True):
         items = items or {}
@@ -25,10 +25,12 @@ class FlowValue:
         self._store = {k: (p, items[k]) for p, k in enumerate(self._order)}
         self._n = len(self._order)
         self.size, self.dynamic = size, dynamic
+        self.cleared = set()      # indices read once with clear_after_read (shared by the versions)
 
     def _version(self, n, size):
         v = FlowValue.__new__(FlowValue)
         v._store, v._order, v._n, v.size, v.dynamic = self._store, self._order, n, size, self.dynamic
+        v.cleared = self.cleared
         return v
 
     def get(self, index, default=None):
@@ -48,7 +50,9 @@ class FlowValue:
         """A version whose store may be appended to: self when newest, else a private copy."""
         if self._n == len(self._order):
             return self
-        return FlowValue({k: self.get(k) for k in self.keys()}, self.size, self.dynamic)
+        copy = FlowValue({k: self.get(k) for k in self.keys()}, self.size, self.dynamic)
+        copy.cleared = set(self.cleared)
+        return copy
 
     def with_items(self, new_items):
         """A new version with new_items (fresh indices) written; size grows to cover them."""
@@ -95,6 +99,7 @@ class Config:
         self.dtype = op._attrs["dtype"]
         self.element_shape = op._attrs.get("element_shape") or unknown_shape()
         self.dynamic = op._attrs.get("dynamic_size", False)
+        self.clear_after_read = op._attrs.get("clear_after_read", True)
         self.name = op.name
         self.dims = self.element_shape.as_list() if self.element_shape.ndims is not None else None
         self.np_dtype = object if self.dtype.name == "string" else self.dtype.as_numpy_dtype
@@ -144,11 +149,17 @@ def _write_items(op, cfg, flow, indices, values):
     return flow.with_items(new)
 
 
-def _read_items(op, flow, indices):
+def _read_items(op, cfg, flow, indices):
     out = []
     for i in indices:
         i = int(i)
         _check_index(op, flow, i, False)
+        if cfg.clear_after_read:
+            if i in flow.cleared:
+                raise errors.InvalidArgumentError(None, op, "TensorArray %s: Could not read index %d twice because "
+                                                  "it was cleared after a previous read (perhaps try setting "
+                                                  "clear_after_read = false?)." % (cfg.name, i))
+            flow.cleared.add(i)
         v = flow.get(i)
         if v is None:
             raise errors.InvalidArgumentError(None, op, "Could not read from TensorArray index %d because it has "
@@ -177,11 +188,11 @@ def _write_make(op, ctx):
 
 
 def _read_make(op, ctx):
-    return lambda cfg, index, flow: _read_items(op, as_flow(flow), [index])[0]
+    return lambda cfg, index, flow: _read_items(op, cfg, as_flow(flow), [index])[0]
 
 
 def _gather_make(op, ctx):
-    return lambda cfg, indices, flow: _stacked(op, cfg, _read_items(op, as_flow(flow), np.ravel(indices)))
+    return lambda cfg, indices, flow: _stacked(op, cfg, _read_items(op, cfg, as_flow(flow), np.ravel(indices)))
 
 
 def _scatter_make(op, ctx):
@@ -197,7 +208,7 @@ def _scatter_make(op, ctx):
 def _concat_make(op, ctx):
     def run(cfg, flow):
         flow = as_flow(flow)
-        values = _read_items(op, flow, range(flow.size))
+        values = _read_items(op, cfg, flow, range(flow.size))
         lengths = np.array([v.shape[0] if v.ndim else -1 for v in values], np.int64)
         if (lengths < 0).any():
             raise errors.InvalidArgumentError(None, op, "Concat saw a scalar shape at index %d but requires at "

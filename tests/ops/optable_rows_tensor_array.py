@@ -16,11 +16,11 @@ def _write_read(x):
 
 
 def _gather(x):
-    return TensorArray(x.dtype, size=3).unstack(x).gather([2, 0, 2])
+    return TensorArray(x.dtype, size=3, clear_after_read=False).unstack(x).gather([2, 0, 2])
 
 
 def _split_concat(x):
-    ta = TensorArray(x.dtype, size=3).split(x, [1, 3, 2])
+    ta = TensorArray(x.dtype, size=3, clear_after_read=False).split(x, [1, 3, 2])
     return [ta.concat(), ta.read(1)]
 
 
@@ -30,8 +30,8 @@ def _flow_ops_check():
     x0 = rng.uniform(-1, 1, (4, 2))
     with tf.Graph().as_default() as g:
         x = tf.placeholder(tf.float64, [4, 2])
-        ta = TensorArray(tf.float64, size=4).unstack(x)
-        parts = TensorArray(tf.float64, size=2).split(tf.reshape(x, [8]), [3, 5])
+        ta = TensorArray(tf.float64, size=4, clear_after_read=False).unstack(x)
+        parts = TensorArray(tf.float64, size=2, clear_after_read=False).split(tf.reshape(x, [8]), [3, 5])
         loss = (tf.reduce_sum(ta.read(1) * 3.0) + tf.reduce_sum(ta.gather([0, 0, 3]) ** 2)
                 + tf.reduce_sum(parts.concat() * tf.range(8.0, dtype=tf.float64)) + tf.reduce_sum(parts.read(1)))
         grad = tf.gradients(loss, x)[0]

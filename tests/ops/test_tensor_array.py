@@ -34,11 +34,15 @@ def test_errors_as_tensorflow():
                  (once.read(5), "Tried to read from index 5 but array size is: 2"),
                  (tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0]).write(1, [1.0, 2.0]).stack(),
                   "inconsistent shapes"),
-                 (tf.TensorArray(tf.float32, size=0).stack(), "size zero, but element shape")]
+                 (tf.TensorArray(tf.float32, size=0).stack(), "size zero, but element shape"),
+                 ([once.read(0), once.read(0)], "Could not read index 0 twice because it was cleared")]
         with tf.Session() as sess:
             for fetch, message in cases:
                 with pytest.raises(tf.errors.InvalidArgumentError, match=message):
                     sess.run(fetch)
+        kept = tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 3.0)
+        with tf.Session() as sess:
+            assert sess.run([kept.read(0), kept.read(0), kept.stack()])[2].tolist() == [3.0]
         with pytest.raises(ValueError, match="Inconsistent shapes"):
             tf.TensorArray(tf.float32, size=2).write(0, [1.0]).write(1, [1.0, 2.0])
 
