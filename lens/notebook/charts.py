@@ -9,6 +9,7 @@ exported HTML).
 import math
 import re
 
+from lens.board.histograms import DEFAULT_SAMPLES, histogram_rows
 from lens.events.provider import DataProvider
 
 DEFAULT_SMOOTHING = 0.6          # the board's default slider value
@@ -100,22 +101,22 @@ def scalar_figures(logdir_or_run, tags=None, runs=None, smoothing=DEFAULT_SMOOTH
     return figures
 
 
-def histogram_figures(logdir_or_run, tags=None, runs=None):
+def histogram_figures(logdir_or_run, tags=None, runs=None, samples=DEFAULT_SAMPLES):
     """One plotly Figure per (histogram tag, run): a line per step, newer steps darker
-    (TensorBoard's overlay mode)."""
+    (TensorBoard's overlay mode), over the steps the board shows (51 spread evenly)."""
     import plotly.graph_objects as go
 
     provider = load(logdir_or_run)
     figures = []
     for tag, tag_runs in _series(provider, "histograms", tags, runs).items():
         for run in tag_runs:
-            series = provider.histogram_buckets(run, tag)
+            rows = histogram_rows(provider.histogram_buckets(run, tag), samples)
             fig = go.Figure()
-            n = len(series)
-            for i, (_, step, buckets) in enumerate(series):
+            n = len(rows)
+            for i, (_, step, buckets) in enumerate(rows):
                 shade = int(200 - 170 * (i / max(1, n - 1)))
-                centers = [(left + right) / 2 for left, right, _ in buckets.tolist()]
-                counts = [count for _, _, count in buckets.tolist()]
+                centers = [(left + right) / 2 for left, right, _ in buckets]
+                counts = [count for _, _, count in buckets]
                 fig.add_scatter(x=centers, y=counts, mode="lines", name=f"step {step}",
                                 line={"color": f"rgb({shade},{shade // 2 + 60},{255 - shade // 3})",
                                       "width": 1})
@@ -159,6 +160,7 @@ def show_scalars(logdir_or_run, tags=None, runs=None, smoothing=DEFAULT_SMOOTHIN
     _display(scalar_figures(logdir_or_run, tags, runs, smoothing), include_plotlyjs)
 
 
-def show_histograms(logdir_or_run, tags=None, runs=None, include_plotlyjs=None):
-    """Draw histogram tags inline, a chart per tag and run."""
-    _display(histogram_figures(logdir_or_run, tags, runs), include_plotlyjs)
+def show_histograms(logdir_or_run, tags=None, runs=None, samples=DEFAULT_SAMPLES,
+                    include_plotlyjs=None):
+    """Draw histogram tags inline, a chart per tag and run (samples=0: every step)."""
+    _display(histogram_figures(logdir_or_run, tags, runs, samples), include_plotlyjs)

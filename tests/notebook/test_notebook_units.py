@@ -103,3 +103,45 @@ def test_board_in_process_serves_reuses_and_stops(tmp_path):
     assert boards.find(board.port) is None
     with pytest.raises(OSError):
         urllib.request.urlopen(board.url + "data/runs", timeout=2)
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory):
+    """Two runs of scalars and histograms written by lens's FileWriter."""
+    root = tmp_path_factory.mktemp("charts")
+    for run, scale in (("a", 1.0), ("b", 2.0)):
+        with tf.Graph().as_default():
+            v = tf.placeholder(tf.float32, [])
+            merged = tf.summary.merge([tf.summary.scalar("loss", v * v),
+                                       tf.summary.histogram("acts", tf.range(10.0) * v)])
+            writer = tf.summary.FileWriter(str(root / run))
+            with tf.Session() as sess:
+                for step in range(60):
+                    writer.add_summary(sess.run(merged, {v: scale * (1 + np.sin(step))}), step)
+            writer.close()
+    return root
+
+
+def test_charts_show_the_boards_data(logdir):
+    from lens.board.app import create_app
+
+    client = create_app(str(logdir), reload_interval=0).test_client()
+    figures = charts.scalar_figures(logdir, tags="loss", smoothing=0.6)
+    assert [f.layout.title.text for f in figures] == ["loss"]
+    raw = {t.name: t for t in figures[0].data if t.opacity == 0.25}
+    smoothed = {t.name: t for t in figures[0].data if t.opacity != 0.25}
+    for run in ("a", "b"):
+        rows = client.get(f"/data/plugin/scalars/scalars?run={run}&tag=loss").get_json()
+        assert list(raw[run].x) == [r[1] for r in rows]
+        assert list(raw[run].y) == [r[2] for r in rows]
+        assert list(smoothed[run].y) == charts.smooth([r[2] for r in rows], 0.6)
+    figures = charts.histogram_figures(logdir, runs=["b"])
+    assert [f.layout.title.text for f in figures] == ["acts (b)"]
+    rows = client.get("/data/plugin/histograms/histograms?run=b&tag=acts").get_json()
+    assert [t.name for t in figures[0].data] == [f"step {r[1]}" for r in rows]   # 51 of 60
+    assert len(rows) == 51
+    last = rows[-1][2]
+    assert list(figures[0].data[-1].y) == [c for _, _, c in last]
+    assert list(figures[0].data[-1].x) == [(lo + hi) / 2 for lo, hi, _ in last]
+    with pytest.raises(ValueError, match=r"no scalars match tags='nope'"):
+        charts.scalar_figures(logdir, tags="nope")
