@@ -22,6 +22,7 @@ FILE_VERSION = "debug.Event:1"
 SUFFIXES = ("metadata", "source_files", "stack_frames", "graphs", "execution",
             "graph_execution_traces")
 _DOUBLE = struct.Struct("<d")
+_VECTOR_HEADS = {}  # length -> (TensorProto bytes before the values, their Struct)
 
 
 def varint(n):
@@ -50,9 +51,13 @@ def trace_prefix(context_id, op_name, output_slot, mode):
 def float64_vector_proto(values):
     """A serialized 1-D DT_DOUBLE TensorProto holding `values` in tensor_content."""
     n = len(values)
-    dim = _field(b"\x12", b"\x08" + varint(n) if n else b"")
-    content = _field(b"\x22", struct.pack("<%dd" % n, *values)) if n else b""
-    return b"\x08\x02" + _field(b"\x12", dim) + content
+    head = _VECTOR_HEADS.get(n)
+    if head is None:
+        dim = _field(b"\x12", b"\x08" + varint(n) if n else b"")
+        head = _VECTOR_HEADS[n] = (b"\x08\x02" + _field(b"\x12", dim)
+                                   + (b"\x22" + varint(8 * n) if n else b""), struct.Struct(
+                                       "<%dd" % n))
+    return head[0] + head[1].pack(*values)
 
 
 def trace_record(wall_time, prefix, tensor_proto, device_suffix=b""):

@@ -326,6 +326,18 @@ def _dumped_run(session, fetches, feed_dict, options, run_metadata):
     if state is None:  # disabled between the check and the call
         session_module.register_run_interceptor(None)
         return session.run(fetches, feed_dict, options, run_metadata)
+    return run_dumped(state, session, fetches, feed_dict, options, run_metadata)
+
+
+def make_state(dump_root, tensor_debug_mode, circular_buffer_size=1000, op_regex=None,
+               tensor_dtypes=None):
+    """A dumping state that is not installed for every Session.run (see run_dumped)."""
+    return _DumpingState(dump_root, health.MODE_NAMES[tensor_debug_mode], circular_buffer_size,
+                         op_regex, _check_dtypes(tensor_dtypes))
+
+
+def run_dumped(state, session, fetches, feed_dict=None, options=None, run_metadata=None):
+    """One Session.run dumped through `state`: traces, then its Execution event."""
     frames = _caller_frames()
     graph = session.graph
     with state.lock:
