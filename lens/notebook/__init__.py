@@ -5,7 +5,7 @@
 The debugger's notebook views are in `lens.dbg.notebook`.
 """
 
-from lens.notebook import boards
+from lens.notebook import boards, ipy
 from lens.notebook.charts import show_histograms, show_scalars
 from lens.notebook.graph_view import show_graph
 from lens.notebook.magic import load_ipython_extension
@@ -21,8 +21,6 @@ def start(logdir, port=None, reload_interval=5.0):
 
 def display(port=None, height=boards.DEFAULT_HEIGHT):
     """Show a board this kernel started inline (the newest one when port is None)."""
-    from IPython.display import HTML, display as show
-
     running = boards.running()
     if port is None:
         if not running:
@@ -33,7 +31,7 @@ def display(port=None, height=boards.DEFAULT_HEIGHT):
         known = ", ".join(str(b.port) for b in running) or "none"
         raise ValueError(f"no lens board started by this kernel serves port {port} "
                          f"(running: {known}); start one with %lens --logdir DIR --port {port}")
-    show(HTML(boards.frame_html(port, height)))
+    ipy.display(ipy.Html(boards.frame_html(port, height), f"lens board on port {port}"))
 
 
 def list():  # noqa: A001 - TensorBoard's notebook API name

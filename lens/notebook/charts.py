@@ -11,6 +11,7 @@ import re
 
 from lens.board.histograms import DEFAULT_SAMPLES, histogram_rows
 from lens.events.provider import DataProvider
+from lens.notebook import ipy
 
 DEFAULT_SMOOTHING = 0.6          # the board's default slider value
 _sent_plotly = False             # plotly.js already sent to this kernel's page
@@ -149,9 +150,8 @@ def figures_html(figures, include_plotlyjs=None):
 
 
 def _display(figures, include_plotlyjs):
-    from IPython.display import HTML, display
-
-    display(HTML(figures_html(figures, include_plotlyjs)))
+    titles = ", ".join(str(f.layout.title.text) for f in figures)
+    ipy.display(ipy.Html(figures_html(figures, include_plotlyjs), f"lens charts: {titles}"))
 
 
 def show_scalars(logdir_or_run, tags=None, runs=None, smoothing=DEFAULT_SMOOTHING,

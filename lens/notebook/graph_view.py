@@ -16,6 +16,7 @@ from pathlib import Path
 from lens.board.app import STATIC_DIR
 from lens.board.graph_info import node_info
 from lens.board.graph_model import GraphModel
+from lens.notebook import ipy
 from lens.proto import graph_pb2
 
 GRAPH_DASHBOARD = "js/graph/graph_dashboard.js"
@@ -71,8 +72,9 @@ def as_graph_def(graph_or_graph_def):
         return copy
     if hasattr(obj, "SerializeToString") and hasattr(obj, "node"):
         return graph_pb2.GraphDef.FromString(obj.SerializeToString())
-    raise TypeError(f"show_graph needs a Graph or a GraphDef, got {type(graph_or_graph_def).__name__}"
-                    f"; pass tf.get_default_graph() or graph.as_graph_def()")
+    kind = type(graph_or_graph_def).__name__
+    raise TypeError(f"show_graph needs a Graph or a GraphDef, got {kind}; pass "
+                    f"tf.get_default_graph() or graph.as_graph_def()")
 
 
 def strip_consts(graph_def, max_const_size=32):
@@ -159,6 +161,4 @@ class GraphView:
 
 def show_graph(graph_or_graph_def, max_const_size=32, height=DEFAULT_HEIGHT):
     """Draw a Graph or GraphDef inline (the board's graph view, no server needed)."""
-    from IPython.display import display
-
-    display(GraphView(graph_or_graph_def, max_const_size, height))
+    ipy.display(GraphView(graph_or_graph_def, max_const_size, height))

@@ -3,7 +3,7 @@
 import argparse
 import shlex
 
-from lens.notebook import boards
+from lens.notebook import boards, ipy
 
 
 class MagicUsageError(ValueError):
@@ -39,8 +39,6 @@ def parse(line):
 
 def lens_magic(line):
     """`%lens --logdir DIR [--port N]` shows a board inline; `%lens` lists this kernel's boards."""
-    from IPython.display import HTML, display
-
     try:
         args = parse(line)
     except MagicUsageError as err:
@@ -56,7 +54,7 @@ def lens_magic(line):
         print(f"%lens: could not start a board: {reason}")
         return
     print(f"lens board for {board.logdir} on {board.url}")
-    display(HTML(boards.frame_html(board.port, args.height)))
+    ipy.display(ipy.Html(boards.frame_html(board.port, args.height), f"lens board on {board.url}"))
 
 
 def load_ipython_extension(ipython):

@@ -145,3 +145,13 @@ def test_charts_show_the_boards_data(logdir):
     assert list(figures[0].data[-1].x) == [(lo + hi) / 2 for lo, hi, _ in last]
     with pytest.raises(ValueError, match=r"no scalars match tags='nope'"):
         charts.scalar_figures(logdir, tags="nope")
+
+
+def test_without_ipython_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    from lens.notebook import ipy
+
+    monkeypatch.setitem(sys.modules, "IPython.display", None)  # as if IPython were absent
+    with pytest.raises(ImportError, match=r"pip install 'lens\[notebook\]'"):
+        ipy.display(ipy.Html("<b>x</b>"))
