@@ -5,9 +5,10 @@ from lens.data.iterator import Iterator
 from lens.data.readers import TFRecordDataset, TextLineDataset
 from lens.data.fixed_length import FixedLengthRecordDataset
 from lens.data import experimental
-from lens.data.experimental import AUTOTUNE
+from lens.data.experimental import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "AUTOTUNE",
+           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "experimental", "make_one_shot_iterator",
            "make_initializable_iterator", "get_output_types", "get_output_shapes", "get_output_classes"]
 

@@ -13,8 +13,10 @@ from lens.data.readers import TextLineDataset
 from lens.data.values import DatasetValue
 from lens.events import gfile
 from lens.ops.string_csv import decode_csv
+from lens.data.experimental_datasets import *  # noqa: F401,F403 - the rest of tf.data.experimental
+from lens.data.experimental_datasets import __all__ as _more
 
-__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "ignore_errors", "make_csv_dataset"]
+__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "ignore_errors", "make_csv_dataset"] + list(_more)
 
 AUTOTUNE = -1
 

@@ -179,7 +179,69 @@ def _dataset_rows():
             ds = ds.map(tf.string_to_number).apply(tf.data.experimental.ignore_errors())
             got = dataset_elements(ds)
         assert [float(g) for g in got] == [1.0, 2.5]
-    return [custom("FixedLengthRecordDatasetV2", fixed), custom("IgnoreErrorsDataset", ignore)]
+    E = tf.data.experimental
+    D = tf.data.Dataset
+
+    def elements(ds):
+        return [np.asarray(e).tolist() if not isinstance(e, tuple) else tuple(np.asarray(c).tolist() for c in e)
+                for e in dataset_elements(ds)]
+
+    def in_graph(fn):
+        def check():
+            with tf.Graph().as_default():
+                fn()
+        return check
+
+    def unbatch():
+        m = np.arange(12).reshape(3, 2, 2)
+        assert elements(D.from_tensor_slices(m).apply(E.unbatch())) == [list(r) for r in m.reshape(6, 2).tolist()]
+
+    def scan():
+        xs = [3, 1, 4, 1, 5]
+        running = list(np.cumsum([0] + xs[:-1]))
+        assert elements(D.from_tensor_slices(np.array(xs, np.int64)).apply(
+            E.scan(np.int64(0), lambda s, x: (s + x, s)))) == running
+
+    def take_while():
+        assert elements(D.range(10).apply(E.take_while(lambda x: x * x < 20))) == [0, 1, 2, 3, 4]
+
+    def unique():
+        xs = [4, 2, 4, 7, 2, 9]
+        assert elements(D.from_tensor_slices(np.array(xs, np.int64)).apply(E.unique())) == list(dict.fromkeys(xs))
+
+    def directed():
+        choice = D.from_tensor_slices(np.array([1, 0, 1, 1, 0], np.int64))
+        assert elements(E.choose_from_datasets([D.range(2), D.range(10, 13)], choice)) == [10, 0, 11, 12, 1]
+
+    def random():
+        a = elements(E.RandomDataset(seed=5).take(4))
+        b = elements(E.RandomDataset(seed=5).take(4))
+        assert a == b and len(set(a)) == 4 and all(0 <= v < 2 ** 63 for v in a)
+
+    def cardinality():
+        with tf.Session() as s:
+            got = s.run([E.cardinality(D.range(10).batch(4)), E.cardinality(D.range(3).repeat()),
+                         E.cardinality(D.range(5).filter(lambda x: x > 2)), E.cardinality(D.range(9).skip(4).take(3))])
+        assert got == [3, E.INFINITE_CARDINALITY, E.UNKNOWN_CARDINALITY, 3]
+
+    def single():
+        with tf.Session() as s:
+            assert s.run(E.get_single_element(D.from_tensors(np.int32(7)))) == 7
+
+    def to_tfrecord():
+        path = os.path.join(_tmpdir(), "w.tfrecord")
+        records = [b"one", b"", b"three"]
+        write = E.TFRecordWriter(path).write(D.from_tensor_slices(np.array(records, dtype=object)))
+        with tf.Session() as s:
+            s.run(write)
+        assert list(tf.python_io.tf_record_iterator(path)) == records
+
+    return [custom("FixedLengthRecordDatasetV2", fixed), custom("IgnoreErrorsDataset", ignore),
+            custom("UnbatchDataset", in_graph(unbatch)), custom("ScanDataset", in_graph(scan)),
+            custom("TakeWhileDataset", in_graph(take_while)), custom("UniqueDataset", in_graph(unique)),
+            custom("DirectedInterleaveDataset", in_graph(directed)), custom("RandomDataset", in_graph(random)),
+            custom("DatasetCardinality", in_graph(cardinality)), custom("DatasetToSingleElement", in_graph(single)),
+            custom("DatasetToTFRecord", in_graph(to_tfrecord))]
 
 
 ROWS = _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
