@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from lens.client import session as session_module
-from lens.dbg import health
+from lens.events.debug_events import health
 from lens.dbg.debug_events_writer import (DebugEventsWriter, float64_vector_proto,
                                           trace_prefix, trace_record, _field)
 from lens.dbg.device_names import canonical_device

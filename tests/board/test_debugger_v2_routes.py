@@ -144,3 +144,39 @@ def test_new_records_appear_without_a_restart(tmp_path, monkeypatch):
             assert [a["op_type"] for a in alerts["alerts"]] == ["Log", "Session.run"]
     finally:
         dumping_callback.disable_dump_debug_info()
+
+
+def test_tensorflow_v1_dumps_show_as_one_execution_per_session_run(tmp_path):
+    _copy("tf_v1_session", tmp_path / "tfdbg_v1")
+    client = _client(str(tmp_path))
+    run = {"run": "tfdbg_v1"}
+    digests = client.get(PREFIX + "/execution/digests", query_string=run).get_json()
+    assert [d["op_type"] for d in digests["execution_digests"]] == ["Session.run"] * 3
+    alerts = client.get(PREFIX + "/alerts", query_string=run).get_json()["alerts"]
+    # Grappler fused TF's Log into _UnaryOpsComposition; its -inf and the mean's, per run.
+    assert [(a["op_type"], a["num_neg_inf"], a["size"]) for a in alerts] == \
+        [("_UnaryOpsComposition", 1, 4), ("Mean", 1, 1)] * 2
+    trace = client.get(PREFIX + "/graph_execution/data", query_string=dict(
+        run, begin=str(alerts[0]["graph_execution_trace_index"]),
+        end=str(alerts[0]["graph_execution_trace_index"] + 1))).get_json()["graph_executions"][0]
+    info = client.get(PREFIX + "/graphs/op_info", query_string=dict(
+        run, graph_id=trace["graph_id"], op_name="dense/MatMul")).get_json()
+    assert [i["op_name"] for i in info["inputs"]] == ["_arg_x_0_0", "dense/MatMul/ReadVariableOp"]
+
+
+def test_lens_v1_dumps_beside_v2_dumps(tmp_path):
+    import lens as tf
+    from lens import dbg as tf_debug
+    _copy("lens_graph_FULL_HEALTH", tmp_path / "v2")
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        y = tf.sqrt(x, name="root")
+        sess = tf_debug.DumpingDebugWrapperSession(tf.Session(), str(tmp_path / "v1"))
+        sess.run(y, {x: np.array([4., -1., np.inf], np.float32)})
+    client = _client(str(tmp_path))
+    assert sorted(client.get(PREFIX + "/runs").get_json()) == ["v1", "v2"]
+    (alert,) = client.get(PREFIX + "/alerts", query_string={"run": "v1"}).get_json()["alerts"]
+    assert (alert["op_type"], alert["num_nan"], alert["num_pos_inf"]) == ("Sqrt", 1, 1)
+    pills = client.get(PREFIX + "/health_pills", query_string={"run": "v1"}).get_json()
+    assert pills["pills"]["root:0"]["counts"] == [0, 1, 1, 0, 0, 1]

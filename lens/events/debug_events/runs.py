@@ -11,6 +11,7 @@ import threading
 
 from lens.events.debug_events.data import ALERT_LIMIT, DebugData
 from lens.events.debug_events.files import METADATA_SUFFIX
+from lens.events.debug_events.v1 import RUN_DIR_RE, V1DumpData, is_dump_root
 from lens.events.fsio import is_url
 
 DEFAULT_RUN = "__default_debugger_run__"
@@ -29,13 +30,24 @@ def not_found(message):
 
 
 def find_dump_dirs(logdir):
-    """{run name: directory} for every DebugEvent dump directory under logdir."""
+    """{run name: (directory, reader class)} for every dump under logdir: DebugEvent file
+    sets, and tfdbg v1 dumps (a session root of run_* folders, or a lone dump root)."""
     out = {}
+
+    def add(directory, kind):
+        rel = os.path.relpath(directory, logdir)
+        out[DEFAULT_RUN if rel == "." else rel.replace(os.sep, "/")] = (directory, kind)
+
     for root, dirs, files in os.walk(logdir):
         dirs.sort()
         if any(f.endswith(METADATA_SUFFIX) for f in files):
-            rel = os.path.relpath(root, logdir)
-            out[DEFAULT_RUN if rel == "." else rel.replace(os.sep, "/")] = root
+            add(root, DebugData)
+        elif is_dump_root(root):
+            dirs[:] = []  # device folders hold only dump files
+            parent = os.path.dirname(root)
+            session_root = RUN_DIR_RE.match(os.path.basename(root)) and \
+                os.path.relpath(parent, logdir) != ".."
+            add(parent if session_root else root, V1DumpData)
     return out
 
 
@@ -71,16 +83,16 @@ class DebuggerRuns:
         for prefix, root in self.roots:
             if not os.path.isdir(root):
                 continue
-            for name, directory in find_dump_dirs(root).items():
+            for name, where in find_dump_dirs(root).items():
                 if prefix is not None:
                     name = prefix if name == DEFAULT_RUN else prefix + "/" + name
-                found[name] = directory
+                found[name] = where
         with self._lock:
-            for name, directory in found.items():
+            for name, (directory, kind) in found.items():
                 if name in self._runs:
                     continue
                 try:
-                    self._runs[name] = DebugData(directory)
+                    self._runs[name] = kind(directory)
                     self._errors.pop(name, None)
                 except (OSError, ValueError) as e:
                     self._errors[name] = str(e)
