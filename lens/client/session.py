@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from lens.framework import errors
+from lens.framework import errors, run_deadline
 from lens.framework.graph import Graph, Operation, Tensor, get_default_graph
 from lens.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -259,6 +259,12 @@ class BaseSession(SessionContext):
         """Run the ops needed for fetches; returns values in the fetches' structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        timeout_ms = (options.timeout_in_ms if options is not None else 0) or (
+            self._config.operation_timeout_in_ms if self._config is not None else 0)
+        if timeout_ms > 0 and not run_deadline.active():
+            # Blocking kernels (queue dequeues) give up with DeadlineExceededError at the deadline.
+            with run_deadline.within(timeout_ms):
+                return self.run(fetches, feed_dict, options, run_metadata)
         if feed_dict and any(type(k) is not Tensor and isinstance(k, (tuple, list, SparseTensor))
                              for k in feed_dict):
             feed_dict = _flatten_feeds(feed_dict)

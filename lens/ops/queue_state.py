@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from lens.framework import errors
+from lens.framework import errors, run_deadline
 
 
 class QueueState:
@@ -28,6 +28,14 @@ class QueueState:
         return "%s '%s'" % ({"fifo": "FIFOQueue", "padding": "PaddingFIFOQueue", "shuffle": "RandomShuffleQueue",
                              "priority": "PriorityQueue"}[self.kind], self.name)
 
+    def _wait(self):
+        """Wait for a change; DeadlineExceededError once the run's timeout (if any) has passed."""
+        left = run_deadline.remaining()
+        if left is None:
+            self.cond.wait()
+        elif left <= 0 or (not self.cond.wait(left) and run_deadline.remaining() <= 0):
+            raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification (%s)" % self._label())
+
     def size(self):
         with self.cond:
             return len(self.items)
@@ -41,7 +49,7 @@ class QueueState:
             for element in elements:
                 while self.capacity > 0 and len(self.items) >= self.capacity:
                     self._check_cancelled("Enqueue")
-                    self.cond.wait()
+                    self._wait()
                 self._check_cancelled("Enqueue")
                 self._put(element)
                 self.cond.notify_all()
@@ -74,7 +82,7 @@ class QueueState:
                         "size %d)" % (self._label(), n, have))
                 if have >= n and (self.kind != "shuffle" or have - n >= self.min_after_dequeue):
                     break
-                self.cond.wait()
+                self._wait()
             taken = [self._take() for _ in range(min(n, len(self.items)))]
             self.cond.notify_all()
             return taken

@@ -74,7 +74,7 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
                                 "lens.training.monitored", "lens.training.hooks",
                                 "lens.training.hooks_checkpoint",
                                 "lens.training.decay", "lens.training.ema", "lens.training.queue_runner",
-                                "lens.training.input"], {
+                                "lens.training.input", "lens.training.looper"], {
     "queue_runner": "lens.tf1.namespaces.train_queue_runner",
     "Optimizer": "lens.training.optimizer.Optimizer",
     "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",

@@ -3,6 +3,7 @@ import contextlib
 import threading
 
 from lens.framework import errors
+from lens.training.looper import LooperThread
 
 __all__ = ["Coordinator"]
 
@@ -55,6 +56,10 @@ class Coordinator:
     def wait_for_stop(self, timeout=None):
         """Block until a stop is requested (or timeout seconds pass); returns should_stop()."""
         return self._stop_event.wait(timeout)
+
+    def looper(self, timer_interval_secs, target, args=None, kwargs=None):
+        """Start a LooperThread calling target every timer_interval_secs until the stop; returns it."""
+        return LooperThread.loop(self, timer_interval_secs, target, args, kwargs)
 
     def register_thread(self, thread):
         """Track a thread for join()."""

@@ -253,3 +253,19 @@ def test_count_up_to():
             s.run(c)
     with pytest.raises(TypeError, match="int32, int64"):
         tf.count_up_to(tf.Variable(0.0), 3)
+
+
+def test_run_timeouts_end_blocked_queue_ops():
+    q = tf.FIFOQueue(1, tf.int32, shapes=[[]])
+    with tf.Session() as s:
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError, match="Timed out waiting for notification"):
+            s.run(q.dequeue(), options=tf.RunOptions(timeout_in_ms=100))
+        assert 0.09 <= time.monotonic() - start < 2.0
+        s.run(q.enqueue(1))
+        assert s.run(q.dequeue(), options=tf.RunOptions(timeout_in_ms=100)) == 1
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=100)) as s:    # the session-wide default
+        s.run(q.enqueue(1))
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            s.run(q.enqueue(2))
+        assert s.run(q.size()) == 1

@@ -233,3 +233,23 @@ def test_reader_pipeline_end_to_end(tmp_path):
     got = run_pipeline(values)
     assert np.concatenate(got).tolist() == [b"%d-%d" % (i, j) for i in range(2) for j in range(3)]
     assert os.path.basename(paths[0]) == "part0.tfrecord"
+
+
+def test_looper_thread_and_coordinator_looper():
+    coord = tf.train.Coordinator()
+    calls = []
+    looper = coord.looper(0.01, calls.append, args=("tick",))
+    time.sleep(0.1)
+    coord.request_stop()
+    coord.join([looper], stop_grace_period_secs=TIMEOUT)
+    assert 3 <= len(calls) and set(calls) == {"tick"}
+
+    class Failing(tf.train.LooperThread):
+        def run_loop(self):
+            raise ValueError("boom")
+    coord = tf.train.Coordinator()
+    Failing(coord, None).start()
+    with pytest.raises(ValueError, match="boom"):
+        coord.join(stop_grace_period_secs=TIMEOUT)      # the loop's error stops the coordinator
+    with pytest.raises(ValueError, match="must be a Coordinator"):
+        tf.train.LooperThread(object(), 1.0)
