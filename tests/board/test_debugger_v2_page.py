@@ -85,3 +85,10 @@ def test_health_pills_overlay_the_graph_nodes(page, base_url):
         "#dashboard-graphs .lg-node[data-path='loss/Log'] .dbg2-graph-pill rect", timeout=20000)
     title = page.text_content("#dashboard-graphs .lg-node[data-path='loss/Log'] .dbg2-graph-pill")
     assert "-inf: 1" in title
+    # The first Session.run (the initializer) ran no Log: its pills leave the node bare.
+    page.evaluate("location.hash = location.hash.replace('tab=graphs', 'tab=debugger_v2')")
+    page.fill("#dbg2-pill-step", "0")
+    page.dispatch_event("#dbg2-pill-step", "change")
+    page.evaluate("location.hash = location.hash.replace('tab=debugger_v2', 'tab=graphs')")
+    page.wait_for_selector("#dashboard-graphs .lg-node[data-path='loss/Log'] .dbg2-graph-pill",
+                           state="detached", timeout=10000)

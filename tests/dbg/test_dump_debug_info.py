@@ -185,3 +185,38 @@ def test_reenabling_with_other_settings_is_refused(tmp_path):
         dumping.enable_dump_debug_info(str(tmp_path / "a"), "FULL_HEALTH")
     assert tf.debugging.experimental.disable_dump_debug_info is \
         dumping_callback.disable_dump_debug_info
+
+
+def test_a_source_file_that_no_longer_exists_is_recorded_without_lines(tmp_path):
+    root = str(tmp_path / "gone")
+    tf.debugging.experimental.enable_dump_debug_info(root, "NO_TENSOR")
+    graph = tf.Graph()
+    code = compile("y = tf.square(x, name='sq')\n", "/no/such/dir/gone.py", "exec")
+    with graph.as_default():
+        scope = {"tf": tf, "x": tf.constant([1.0, 2.0])}
+        exec(code, scope)
+        tf.Session().run(scope["y"])
+    tf.debugging.experimental.disable_dump_debug_info()
+    data = DebugData(root)
+    data.update()
+    hosts = {path: host for host, path in data.source_files}
+    assert data.source_lines(hosts["/no/such/dir/gone.py"], "/no/such/dir/gone.py") == []
+    assert __file__ in hosts and data.source_lines(hosts[__file__], __file__)
+
+
+def test_buffered_traces_reach_the_disk_at_exit(tmp_path):
+    import subprocess
+    import sys
+    root = str(tmp_path / "atexit")
+    script = ("import numpy as np, lens as tf\n"
+              "tf.debugging.experimental.enable_dump_debug_info(%r, 'CURT_HEALTH')\n"
+              "g = tf.Graph()\n"
+              "with g.as_default():\n"
+              "    x = tf.placeholder(tf.float32, [2], name='x')\n"
+              "    tf.Session().run(tf.log(x, name='log'), {x: np.zeros(2, np.float32)})\n"
+              % root)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    data = DebugData(root)
+    data.update()
+    assert [t[4] for t in data.traces] == ["x", "log"]
+    assert [a.op_type for a in data.alerts] == ["Log", "Session.run"]

@@ -89,6 +89,11 @@
     el.overlay = h("input", {type: "checkbox", id: "dbg2-overlay", on: {change: () => {
       ctx.setState("overlay", el.overlay.checked ? "1" : undefined); loadPills(); }}});
     el.overlay.checked = ctx.getState("overlay") === "1";
+    el.step = h("input", {type: "number", min: "0", id: "dbg2-pill-step", placeholder: "last",
+      title: "Session.run (execution) whose health the pills show; empty: the latest of each op",
+      style: "width:5em", on: {change: () => { ctx.setState("pillStep", el.step.value);
+        loadPills(); }}});
+    el.step.value = ctx.getState("pillStep") || "";
     el.damage = h("div", {class: "dbg2-damage", hidden: ""});
     el.alerts = h("section", {id: "dbg2-alerts"}, h("h3", {}, "Alerts"));
     el.timeline = h("section", {id: "dbg2-executions"}, h("h3", {}, "Execution timeline"));
@@ -98,7 +103,8 @@
     el.stack = h("section", {id: "dbg2-stack"}, h("h3", {}, "Stack trace"));
     el.source = h("section", {id: "dbg2-source"}, h("h3", {}, "Source"));
     container.append(h("div", {class: "dbg2-bar"}, "Run ", el.run, "  Graph run ", el.graphRun,
-      "  ", el.overlay, h("label", {for: "dbg2-overlay"}, " health pills on the graph")),
+      "  ", el.overlay, h("label", {for: "dbg2-overlay"}, " health pills on the graph"),
+      " at execution ", el.step),
     el.status, el.damage, h("div", {class: "dbg2"},
       h("div", {}, el.alerts, el.timeline, el.traces), h("div", {}, el.op, el.stack, el.source)));
     refresh();
@@ -329,7 +335,8 @@
   async function loadPills() {
     pills = {};
     if (el.overlay.checked && run) {
-      try { pills = (await get("/health_pills")).pills; } catch (e) { pills = {}; }
+      const step = el.step.value === "" ? {} : {execution: el.step.value};
+      try { pills = (await get("/health_pills", step)).pills; } catch (e) { pills = {}; }
     }
     decorateGraph();
   }
