@@ -4,13 +4,14 @@ import os
 
 from lens.framework.graph import Operation, Tensor, get_default_graph
 from lens.proto import meta_graph_pb2
+from lens.training.graph_compat import make_tf_compatible
 from lens.training.saver_format import _atomic_write
 
 __all__ = ["export_meta_graph"]
 
 # Collections of variables, stored as serialized VariableDefs (as TensorFlow does).
 VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "local_variables", "model_variables",
-                         "moving_average_variables", "metric_variables")
+                         "moving_average_variables", "metric_variables", "global_step")
 
 
 def _fill_collection(cdef, items):
@@ -42,11 +43,13 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         meta.meta_info_def.CopyFrom(meta_info_def)
     meta.meta_info_def.meta_graph_version = meta.meta_info_def.meta_graph_version or "v1.15.0"
     meta.meta_info_def.tensorflow_version = meta.meta_info_def.tensorflow_version or "1.15.0"
-    meta.graph_def.CopyFrom(graph_def if graph_def is not None else g.as_graph_def())
+    if graph_def is not None:
+        meta.graph_def.CopyFrom(graph_def)
+    else:
+        meta.graph_def.CopyFrom(make_tf_compatible(g.as_graph_def(), g))
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
-    meta.meta_info_def.stripped_op_list.op.extend([])
     if saver_def is not None:
         meta.saver_def.CopyFrom(saver_def)
     keys = g.get_all_collection_keys() if collection_list is None else collection_list

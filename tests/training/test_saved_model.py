@@ -174,3 +174,27 @@ def test_signature_builders_and_validity():
     assert sinfo.WhichOneof("encoding") == "coo_sparse" and sinfo.coo_sparse.values_tensor_name == sparse.values.name
     with pytest.raises(TypeError, match="needs a Tensor"):
         tf.saved_model.utils.build_tensor_info(np.ones(2))
+
+
+def test_exported_graphs_carry_the_attrs_tensorflows_opdefs_require(tmp_path):
+    """TF rejects a node missing a required attr; the recorded run shows TF 2.21 training a lens graph."""
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    labels = tf.placeholder(tf.int64, [None], name="labels")
+    logits = tf.layers.dense(x, 2, name="out")
+    loss = tf.losses.softmax_cross_entropy(tf.one_hot(labels, 2), logits)
+    picked = tf.where(loss > 1.0, loss, 2 * loss, name="picked")
+    total = tf.add_n([picked, loss], name="total")
+    tf.train.AdamOptimizer(0.01).minimize(total)
+    meta = tb_meta_graph_pb2.MetaGraphDef.FromString(
+        tf.train.export_meta_graph(str(tmp_path / "m.meta")).SerializeToString())
+    nodes = {n.name: n for n in meta.graph_def.node}
+    assert nodes["picked"].op == "Select" and nodes["picked"].attr["T"].type == tb_types_pb2.DT_FLOAT
+    assert nodes["total"].attr["N"].i == 2 and nodes["total"].attr["T"].type == tb_types_pb2.DT_FLOAT
+    assert nodes["gradients/Fill"].attr["T"].type == tb_types_pb2.DT_FLOAT      # its value's dtype, not the dims'
+    assert nodes["gradients/Fill"].attr["index_type"].type == tb_types_pb2.DT_INT32
+    slices = [n for n in meta.graph_def.node if n.op == "Slice"]
+    assert slices and all(n.attr["Index"].type in (tb_types_pb2.DT_INT32, tb_types_pb2.DT_INT64) for n in slices)
+    assert all("T" not in n.attr for n in meta.graph_def.node if n.op in ("MergeSummary", "SaveV2", "NoOp"))
+    rec = json.load(open(os.path.join(FIXTURES, "tf_reads_lens.json")))
+    assert rec["training_meta_graph_steps_in_tensorflow"] == 2
+    assert "out/kernel/Adam_1" in rec["training_meta_graph_variables"]

@@ -201,3 +201,28 @@ def test_v2_slices_of_partitioned_variables_are_joined_and_hidden_from_the_listi
     with tf.Session() as sess:
         tf.train.Saver([emb]).restore(sess, os.path.join(SLICED_DIR, "model.ckpt"))
         np.testing.assert_array_equal(sess.run(emb), want["emb"])
+
+
+def test_import_meta_graph_brings_back_global_step_and_train_op(tmp_path):
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable([1.0, 2.0], name="w")
+        loss = tf.reduce_sum(tf.square(w), name="loss")
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        tf.add_to_collection("my_train", train_op)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train_op)
+            path = saver.save(sess, str(tmp_path / "m"), global_step=step)
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        step = tf.train.get_global_step()
+        assert step is not None and step.op.name == "global_step"
+        (train_op,) = tf.get_collection("my_train")
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            assert sess.run(step) == 1
+            sess.run(train_op)
+            assert sess.run(step) == 2
+            np.testing.assert_allclose(sess.run("w:0"), np.array([1.0, 2.0]) * 0.8 * 0.8)
