@@ -14,6 +14,7 @@ from lens.dbg.config import CLIConfig
 from lens.dbg.debug_data import DebugDumpDir
 
 MAX_ROWS = 200          # tensor rows drawn inline; the rest are counted
+MAX_PREVIEWS = 100      # rows whose `pt` view is embedded (opened by clicking the name)
 SCREEN_WIDTH = 100      # columns handlers format values for
 _COLORS = {"red": "#c62828", "green": "#2e7d32", "yellow": "#b08800", "blue": "#1565c0",
            "magenta": "#ad1457", "cyan": "#00838f", "gray": "#777", "white": "#fff",
@@ -21,7 +22,8 @@ _COLORS = {"red": "#c62828", "green": "#2e7d32", "yellow": "#b08800", "blue": "#
 _TABLE_CSS = ("<style>.lens-dbg td,.lens-dbg th{padding:1px 8px;text-align:left;"
               "font-family:monospace;font-size:12px}.lens-dbg tr.lens-dbg-bad td{"
               "background:#fde0dc}.lens-dbg .lens-dbg-health-bad{color:#c62828;"
-              "font-weight:bold}</style>")
+              "font-weight:bold}.lens-dbg summary{cursor:pointer}.lens-dbg details pre{"
+              "margin:2px 0;max-height:300px;overflow:auto;background:#f7f7f7}</style>")
 
 
 def _css(words):
@@ -173,6 +175,13 @@ class DumpView:
             argv += ["-n", str(number)]
         return self.command(" ".join(argv))
 
+    def _pt_screen(self, tensor_name):
+        """The `pt` screen of a tensor's first dump (a tensor dumped twice shows dump 0)."""
+        screen = self._registry.dispatch(f"pt {tensor_name}", Context(SCREEN_WIDTH))
+        if screen.annotations.get("is_error"):
+            screen = self._registry.dispatch(f"pt -n 0 {tensor_name}", Context(SCREEN_WIDTH))
+        return screen
+
     def ni(self, node_name):
         """`ni -a -d -t`: a node's attributes, dumps and creation traceback."""
         return self.command(f"ni -a -d -t {node_name}")
@@ -205,12 +214,16 @@ class DumpView:
                 "<th>dtype</th><th>Shape</th>"
                 "<th>Health (nan -inf - 0 + +inf | min max mean std)</th></tr>")
         body = []
-        for r in ordered[:MAX_ROWS]:
+        for n, r in enumerate(ordered[:MAX_ROWS]):
+            name = html.escape(r["tensor_name"])
+            if n < MAX_PREVIEWS:  # the value travels with the output: browsable offline too
+                name = (f"<details><summary>{name}</summary>"
+                        f"{screen_html(self._pt_screen(r['tensor_name']))}</details>")
             shape = "" if r["shape"] is None else str(list(r["shape"]))
             body.append(
                 f'<tr class="{"lens-dbg-bad" if r["bad"] else ""}">'
                 f'<td>[{r["t_ms"]:.3f}]</td><td>{human_size(r["size"])}</td>'
-                f'<td>{html.escape(r["op_type"])}</td><td>{html.escape(r["tensor_name"])}</td>'
+                f'<td>{html.escape(r["op_type"])}</td><td>{name}</td>'
                 f'<td>{html.escape(r["dtype"])}</td><td>{shape}</td>'
                 f'<td>{self._health_cell(r["health"])}</td></tr>')
         more = len(ordered) - MAX_ROWS
@@ -218,7 +231,8 @@ class DumpView:
                 if more > 0 else "")
         return (f'{_TABLE_CSS}<div class="lens-dbg"><div><b>{html.escape(self._caption(rows))}'
                 f'</b></div><table class="lens-dbg">{head}{"".join(body)}</table>{note}'
-                f"<div>View a value with view.pt('name:0'), a node with view.ni('name')."
+                f"<div>Click a tensor name for its value; view.pt('name:0', ranges=...) and "
+                f"view.ni('name') give more."
                 f"</div></div>")
 
     def __repr__(self):

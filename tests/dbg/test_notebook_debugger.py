@@ -43,10 +43,13 @@ def test_run_until_stops_at_the_first_nonfinite_run(model):
     html = view._repr_html_()
     assert "run #2: 6 dumped tensor(s), 2 passing filter has_inf_or_nan" in html
     rows = re.findall(r'<tr class="([^"]*)"><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>'
-                      r'<td>([^<]*)</td>', html)
+                      r'<td>(?:<details><summary>)?([^<]*)', html)
     assert rows[:2] == [("lens-dbg-bad", "Log", "logs:0"), ("lens-dbg-bad", "Sum", "total:0")]
     assert ("", "VariableV2", "w:0") in rows
     assert "0 1 0 1 1 0 | 0 0.6931" in html   # nan -inf - 0 + +inf | min max ...
+    # Each name opens its `pt` view, embedded in the output.
+    preview = re.search(r"<summary>logs:0</summary>(.*?)</details>", html, re.S).group(1)
+    assert "array([0.       , 0.6931472,      -inf], dtype=float32)" in preview
 
 
 def test_pt_view_keeps_the_screens_highlights(model):

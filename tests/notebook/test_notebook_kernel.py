@@ -129,7 +129,7 @@ def test_debugger_view_lists_the_nan_and_prints_it(kernel):
     table = html_of(cell_with(kernel.nb, "run_until").outputs)
     assert "passing filter has_inf_or_nan" in table
     assert re.search(r'<tr class="lens-dbg-bad"><td>[^<]*</td><td>[^<]*</td><td>Log</td>'
-                     r'<td>log_pred:0</td>', table)
+                     r'<td><details><summary>log_pred:0</summary>', table)
     assert "lens-dbg-health-bad" in table
     printed = text_of(cell_with(kernel.nb, 'view.pt("log_pred:0")').outputs)
     assert 'Tensor "log_pred:0:DebugIdentity"' in printed and "nan" in printed
