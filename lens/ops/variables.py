@@ -35,8 +35,9 @@ def hand_over(arr):
 
 
 def _frozen(a, dtype):
-    if _HANDED_OVER.get(id(a)) is a and a.dtype == dtype:
-        del _HANDED_OVER[id(a)]
+    # One atomic pop: of two Assigns racing in the parallel executor only one adopts the array (ids are
+    # unique among live objects, and an entry dies with its array).
+    if _HANDED_OVER and _HANDED_OVER.pop(id(a), None) is a and a.dtype == dtype:
         a.flags.writeable = False
         return a
     arr = np.array(a, dtype=dtype, copy=True)
