@@ -71,6 +71,9 @@ def test_display_and_list_from_code(kernel):
     outputs = kernel.run(f"lens.notebook.display(port={port}, height=333)\nlens.notebook.list()")
     assert board_url(html_of(outputs)) == url and 'height="333"' in html_of(outputs)
     assert f"port {port}" in text_of(outputs)
+    newest = board_url(html_of(kernel.run("lens.notebook.display()")))   # the newest board
+    assert newest == board_url(html_of(kernel.run("print(lens.notebook.start(logdir).url)\n"
+                                                  "lens.notebook.display()")))
     outputs = kernel.run("lens.notebook.display(port=1)", raises=True)
     assert "ValueError: no lens board started by this kernel serves port 1" in text_of(outputs)
     outputs = kernel.run("%lens --port notaport")
