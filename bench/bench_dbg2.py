@@ -14,7 +14,7 @@ from bench.bench_dbg import _cache_dir, _interleaved_best, _mlp
 def _step_rows(quick):
     import lens as tf
     from lens.dbg import dumping_callback
-    steps, rounds, batch = (2, 2, 32) if quick else (5, 8, 128)
+    steps, rounds, batch = (2, 2, 32) if quick else (5, 12, 128)
     sess, train, loss, feed = _mlp(tf, batch)
     root = tempfile.mkdtemp(prefix="lens-bench-dbg2-")
     fns = {"plain": lambda: sess.run([train, loss], feed)}
@@ -32,13 +32,14 @@ def _step_rows(quick):
             state.get_writer().close()
         shutil.rmtree(root, ignore_errors=True)
     plain = best["plain"] * 1e3
+    load = "; load avg %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
     return [
         {"name": "dbg2: MLP step, CURT_HEALTH dumping", "lens": best["CURT_HEALTH"] * 1e3,
          "other": plain, "other_name": "plain Session.run", "unit": "ms",
          "note": "goal <= 1.2x; traces kept in the circular buffer (1000), written on disable"},
         {"name": "dbg2: MLP step, FULL_HEALTH dumping", "lens": best["FULL_HEALTH"] * 1e3,
          "other": plain, "other_name": "plain Session.run", "unit": "ms",
-         "note": "goal <= 1.5x; %d traces buffered" % traces},
+         "note": "goal <= 1.5x; %d traces buffered%s" % (traces, load)},
     ]
 
 
