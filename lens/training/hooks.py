@@ -6,6 +6,7 @@ request a stop through the SessionRunContext.
 """
 import collections
 import logging
+import math
 import time
 
 import numpy as np
@@ -201,7 +202,10 @@ class NanTensorHook(SessionRunHook):
 
     def after_run(self, run_context, run_values):
         """Raise NanLossDuringTrainingError (or stop) on NaN."""
-        if np.any(np.isnan(run_values.results)):
+        value = run_values.results
+        # A scalar loss (the usual case) is checked without a NumPy reduction: this runs every step.
+        nan = math.isnan(value) if isinstance(value, (float, np.floating)) else bool(np.any(np.isnan(value)))
+        if nan:
             message = "Model diverged with loss = NaN."
             if self._fail:
                 _log.error(message)
