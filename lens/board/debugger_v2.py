@@ -31,14 +31,19 @@ def _error(message):
     return json_response({"error": message}, status=400)
 
 
-def runs_of_app():
-    """The app's DebuggerRuns, re-read at most once per RELOAD_SECONDS."""
+def _app_state():
     ext = current_app.extensions
     with _init_lock:
         state = ext.get("lens_debugger_v2")
         if state is None:
             state = ext["lens_debugger_v2"] = {"runs": DebuggerRuns.for_provider(provider()),
                                                "at": 0.0, "lock": threading.Lock()}
+    return state
+
+
+def runs_of_app():
+    """The app's DebuggerRuns, re-read at most once per RELOAD_SECONDS."""
+    state = _app_state()
     with state["lock"]:
         if time.monotonic() - state["at"] >= RELOAD_SECONDS:
             state["runs"].reload()
@@ -47,8 +52,9 @@ def runs_of_app():
 
 
 def is_active(data_provider):
-    """Active when a DebugEvent dump lies under the logdir."""
-    return bool(runs_of_app().run_names())
+    """Active when a dump lies under the logdir (found without reading it: a big dump's first
+    load must not hold up the page's tab listing)."""
+    return _app_state()["runs"].has_dumps()
 
 
 def _int(name, default):

@@ -180,3 +180,9 @@ def test_lens_v1_dumps_beside_v2_dumps(tmp_path):
     assert (alert["op_type"], alert["num_nan"], alert["num_pos_inf"]) == ("Sqrt", 1, 1)
     pills = client.get(PREFIX + "/health_pills", query_string={"run": "v1"}).get_json()
     assert pills["pills"]["root:0"]["counts"] == [0, 1, 1, 0, 0, 1]
+
+
+def test_inactive_without_dumps(tmp_path):
+    client = _client(str(tmp_path))
+    assert not client.get("/data/plugins_listing").get_json()["debugger_v2"]["enabled"]
+    assert client.get(PREFIX + "/runs").get_json() == {}

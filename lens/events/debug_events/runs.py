@@ -107,6 +107,10 @@ class DebuggerRuns:
                  if not is_url(root)]
         return cls(roots)
 
+    def has_dumps(self):
+        """True when any dump lies under the roots (a directory walk; nothing is read)."""
+        return any(os.path.isdir(root) and find_dump_dirs(root) for _, root in self.roots)
+
     def run_names(self):
         with self._lock:
             return sorted(self._runs)
