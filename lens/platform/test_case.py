@@ -111,9 +111,10 @@ class TestCase(unittest.TestCase):
         self.assertEqual(x.shape, y.shape, "Shape mismatch: expected %s, got %s. %s" % (y.shape, x.shape, msg or ""))
         if not np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True):
             bad = ~np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=True)
+            where = tuple(int(i) for i in np.argwhere(bad)[0]) if x.ndim else ()
             self.fail("Arrays are not close (rtol=%g, atol=%g): %d of %d elements differ; first at index %s: %r vs "
-                      "%r. %s" % (rtol, atol, bad.sum(), bad.size, tuple(int(i) for i in np.argwhere(bad)[0]) if x.ndim else (),
-                                  x[bad].ravel()[0], y[bad].ravel()[0], msg or ""))
+                      "%r. %s" % (rtol, atol, bad.sum(), bad.size, where, x[bad].ravel()[0], y[bad].ravel()[0],
+                                  msg or ""))
 
     def assertAllCloseAccordingToType(self, a, b, rtol=1e-6, atol=1e-6, float_rtol=1e-6, float_atol=1e-6,  # noqa: N802
                                       half_rtol=1e-3, half_atol=1e-3, bfloat16_rtol=1e-2, bfloat16_atol=1e-2,

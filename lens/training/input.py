@@ -3,7 +3,8 @@ from lens.framework import dtypes as _dt
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import GraphKeys, Tensor, control_dependencies, name_scope
 from lens.framework.tensor_shape import as_shape
-from lens.ops import data_flow_ops
+from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from lens.ops import data_flow_ops, sparse_map_ops
 from lens.ops.array import cast, expand_dims, fill, reshape, shape, size
 from lens.ops.control_flow import Assert
 from lens.ops.core import identity
@@ -124,7 +125,8 @@ def _validate(tensor_list):
     if isinstance(tensor_list, Tensor):
         raise TypeError("Expected a list or dict of tensors to batch, got the single tensor %s: wrap it in a "
                         "list, e.g. tf.train.batch([%s], ...)" % (tensor_list.name, tensor_list.op.name))
-    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    tensor_list = [t if isinstance(t, SparseTensor) else SparseTensor.from_value(t) if isinstance(t, SparseTensorValue)
+                   else convert_to_tensor(t) for t in tensor_list]
     if not tensor_list:
         raise ValueError("Expected at least one tensor in batch().")
     return tensor_list
@@ -190,6 +192,7 @@ def _queue_batch(kind, tensor_list_list, original, batch_size, keep_input, threa
                  shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name, min_after_dequeue=None,
                  seed=None):
     keep_input = _validate_keep_input(keep_input, enqueue_many)
+    tensor_list_list, sparse_info = _store_sparse(tensor_list_list, enqueue_many)
     types = _dtypes(tensor_list_list)
     shapes = _shapes(tensor_list_list, shapes, enqueue_many)
     if kind == "shuffle":
@@ -212,7 +215,50 @@ def _queue_batch(kind, tensor_list_list, original, batch_size, keep_input, threa
         dequeued = queue.dequeue_up_to(batch_size, name=name)
     else:
         dequeued = queue.dequeue_many(batch_size, name=name)
-    return _as_original_type(original, dequeued)
+    return _as_original_type(original, _restore_sparse(dequeued, sparse_info))
+
+
+def _store_sparse(tensor_list_list, enqueue_many):
+    """SparseTensors replaced by int64 handles into one session map per position (queues carry dense tensors)."""
+    positions = [i for i, t in enumerate(tensor_list_list[0]) if isinstance(t, SparseTensor)]
+    if not positions:
+        return tensor_list_list, []
+    info = []
+    out = [list(tl) for tl in tensor_list_list]
+    for i in positions:
+        if not all(isinstance(tl[i], SparseTensor) for tl in tensor_list_list):
+            raise ValueError("Inconsistent SparseTensors list: component %d is sparse in some lists only" % i)
+        first = tensor_list_list[0][i]
+        shared_name = first.indices.graph.unique_name("SparseTensorsMap")
+        rank = first.dense_shape.shape.as_list()[0] if first.dense_shape.shape.ndims == 1 else None
+        add = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
+               else sparse_map_ops.add_sparse_to_tensors_map)
+        for tl in out:
+            tl[i] = add(tl[i], shared_name=shared_name)
+        batched_rank = None if rank is None else rank + (0 if enqueue_many else 1)
+        info.append((i, shared_name, first.dtype.base_dtype, batched_rank))
+    return out, info
+
+
+def _restore_sparse(dequeued, sparse_info):
+    """The batched SparseTensors back in place of their dequeued handle vectors."""
+    if not sparse_info:
+        return dequeued
+    single = not isinstance(dequeued, list)
+    parts = [dequeued] if single else list(dequeued)
+    for i, shared_name, dtype, rank in sparse_info:
+        parts[i] = sparse_map_ops.take_many_sparse_from_tensors_map(_MapRef(shared_name, dtype), parts[i], rank=rank)
+    return parts[0] if single else parts
+
+
+class _MapRef:
+    """The shared name and dtype of one sparse map (what take_many reads from its map op)."""
+
+    def __init__(self, shared_name, dtype):
+        self._attrs = {"shared_name": shared_name, "T": dtype}
+
+    def get_attr(self, name):
+        return self._attrs[name]
 
 
 def _single(kind, tensors, batch_size, keep_input, num_threads, capacity, enqueue_many, shapes, dynamic_pad,

@@ -9,7 +9,7 @@ class LooperThread(threading.Thread):
     """Calls target (or run_loop, in a subclass) repeatedly until coord.should_stop(); an exception stops coord."""
 
     def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
-        if not (hasattr(coord, "should_stop") and hasattr(coord, "wait_for_stop") and hasattr(coord, "register_thread")):
+        if not all(hasattr(coord, m) for m in ("should_stop", "wait_for_stop", "register_thread")):
             raise ValueError("'coord' argument must be a Coordinator: %s" % coord)
         super().__init__(daemon=True)
         self._coord = coord

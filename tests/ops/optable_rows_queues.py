@@ -244,4 +244,33 @@ def _dataset_rows():
             custom("DatasetToTFRecord", in_graph(to_tfrecord))]
 
 
-ROWS = _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
+def _sparse_map_rows():
+    from lens.ops import sparse_map_ops as smo
+
+    def check():
+        with tf.Graph().as_default(), tf.Session() as s:
+            a = tf.SparseTensor([[0], [2]], [1.0, 2.0], [3])
+            b = tf.SparseTensor([[1]], [5.0], [4])
+            many = tf.SparseTensor([[0, 1], [1, 0], [1, 2]], [7.0, 8.0, 9.0], [2, 3])
+            h = [smo.add_sparse_to_tensors_map(a, shared_name="m"), smo.add_sparse_to_tensors_map(b, shared_name="m")]
+            hm = smo.add_many_sparse_to_tensors_map(many, shared_name="m")
+            handles = s.run(h + [hm])
+            taken = smo.take_many_sparse_from_tensors_map(h[0].op, tf.constant(handles[:2], tf.int64), rank=2)
+            got = s.run(taken)
+            assert got.indices.tolist() == [[0, 0], [0, 2], [1, 1]] and got.values.tolist() == [1.0, 2.0, 5.0]
+            assert got.dense_shape.tolist() == [2, 4]                 # the largest shape per dimension
+            rows = s.run(smo.take_many_sparse_from_tensors_map(h[0].op, tf.constant(handles[2], tf.int64)))
+            assert rows.indices.tolist() == many_indices() and rows.values.tolist() == [7.0, 8.0, 9.0]
+            try:
+                s.run(taken)                                          # taken handles are gone from the map
+                raise AssertionError("a taken handle was found again")
+            except tf.errors.InvalidArgumentError:
+                pass
+
+    def many_indices():
+        return [[0, 1], [1, 0], [1, 2]]
+    return [custom(t, check) for t in ("AddSparseToTensorsMap", "AddManySparseToTensorsMap",
+                                       "TakeManySparseFromTensorsMap")]
+
+
+ROWS = _sparse_map_rows() + _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()

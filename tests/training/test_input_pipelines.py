@@ -253,3 +253,25 @@ def test_looper_thread_and_coordinator_looper():
         coord.join(stop_grace_period_secs=TIMEOUT)      # the loop's error stops the coordinator
     with pytest.raises(ValueError, match="must be a Coordinator"):
         tf.train.LooperThread(object(), 1.0)
+
+
+def test_sparse_tensors_go_through_batch(tmp_path):
+    path = str(tmp_path / "ex.tfrecord")
+    lists = [[3], [], [1, 4, 1], [5, 9]]
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i, vals in enumerate(lists):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                "tokens": tf.train.Feature(int64_list=tf.train.Int64List(value=vals))})).SerializeToString())
+    _, record = tf.TFRecordReader().read(tf.train.string_input_producer([path], num_epochs=1, shuffle=False))
+    parsed = tf.parse_single_example(record, {"id": tf.FixedLenFeature([], tf.int64),
+                                              "tokens": tf.VarLenFeature(tf.int64)})
+    batch = tf.train.batch(parsed, 2, allow_smaller_final_batch=True)
+    assert isinstance(batch["tokens"], tf.SparseTensor) and batch["tokens"].indices.shape.as_list() == [None, 2]
+    got = run_pipeline(batch)
+    assert [b["id"].tolist() for b in got] == [[0, 1], [2, 3]]
+    for b, rows in zip(got, (lists[:2], lists[2:])):
+        sp = b["tokens"]
+        want_idx = [[r, k] for r, vals in enumerate(rows) for k in range(len(vals))]
+        assert sp.indices.tolist() == want_idx and sp.values.tolist() == [v for vals in rows for v in vals]
+        assert sp.dense_shape.tolist() == [2, max(len(v) for v in rows)]
