@@ -198,3 +198,27 @@ def test_exported_graphs_carry_the_attrs_tensorflows_opdefs_require(tmp_path):
     rec = json.load(open(os.path.join(FIXTURES, "tf_reads_lens.json")))
     assert rec["training_meta_graph_steps_in_tensorflow"] == 2
     assert "out/kernel/Adam_1" in rec["training_meta_graph_variables"]
+
+
+def test_main_op_initializes_locals_and_tables_after_the_restore(tmp_path):
+    export = str(tmp_path / "e")
+    x, w, b, y = _lens_model()
+    counter = tf.Variable(3, name="counter", trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        sess.run(tf.assign(counter, 9))
+        saver = tf.train.Saver(tf.global_variables(), sharded=True)
+        builder = tf.saved_model.builder.SavedModelBuilder(export)
+        builder.add_meta_graph_and_variables(sess, ["serve"], saver=saver,
+                                             main_op=tf.group(tf.local_variables_initializer(), name="init_locals"))
+        builder.save()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.saved_model.loader.load(sess, ["serve"], export)
+        assert sess.run("counter:0") == 3             # a local variable: initialized, not restored
+        np.testing.assert_array_equal(sess.run("w:0"), np.arange(6, dtype=np.float32).reshape(3, 2) / 10)
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        assert tf.saved_model.main_op.main_op().type == "NoOp"
+        op = tf.saved_model.main_op.main_op_with_restore(saver.saver_def.restore_op_name)
+        assert saver.saver_def.restore_op_name in [c.name for c in op.control_inputs]
