@@ -74,9 +74,24 @@ def _set_make(kind):
 
 def _OUT(op):  # noqa: N802
     first = op._inputs[0].shape
+    if op.type == "DenseToDenseSetOperation":
+        _check_leading(op, first, op._inputs[1].shape)
     rank = (first.as_list()[1] if first.ndims == 2 else None) if op.type == "SparseToSparseSetOperation" \
         else first.ndims
     return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+
+
+def _check_leading(op, a, b):
+    """TF's shape function: equal ranks and equal leading dimensions (the set dimension may differ)."""
+    if a.ndims is None or b.ndims is None:
+        return
+    if a.ndims != b.ndims:
+        raise ValueError("Shape must be rank %d but is rank %d for '%s' (op: '%s') with input shapes: %s, %s."
+                         % (a.ndims, b.ndims, op.name, op.type, a, b))
+    for k, (x, y) in enumerate(zip(a.as_list()[:-1], b.as_list()[:-1])):
+        if x is not None and y is not None and x != y:
+            raise ValueError("Dimension %d in both shapes must be equal, but are %d and %d. Shapes are %s and %s. "
+                             "for '%s' (op: '%s')" % (k, x, y, a.as_list()[:-1], b.as_list()[:-1], op.name, op.type))
 
 
 register_op("DenseToDenseSetOperation", make=_set_make("dense_dense"), shape=_OUT, not_differentiable=True)

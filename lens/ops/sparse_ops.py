@@ -297,16 +297,25 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
 
 
 # ---- SparseAdd / SparseTensorDenseAdd ----------------------------------------------------------
-def _merge(ai, av, bi, bv, thresh=None):
-    """Row-major union of two sparse operands: (indices, values, where-from-a, where-from-b)."""
-    both = np.concatenate([ai, bi]) if len(ai) + len(bi) else np.zeros([0, ai.shape[1]], np.int64)
-    keys, inv = np.unique(both, axis=0, return_inverse=True) if len(both) else (both, np.zeros([0], int))
-    inv = np.ravel(inv)
-    vals = np.zeros(len(keys), np.result_type(av, bv))
-    np.add.at(vals, inv[:len(ai)], av)
-    np.add.at(vals, inv[len(ai):], bv)
-    keep = np.abs(vals) >= thresh if thresh is not None else np.ones(len(keys), bool)
-    return keys[keep], vals[keep], inv, keep
+def merge_walk(ai, bi):
+    """TF's union of two index lists as given (row-major expected): (i, j) per output entry, None for a
+    side without it. Unordered inputs merge exactly as TF's kernels merge them."""
+    out, i, j = [], 0, 0
+    ta, tb = [tuple(r) for r in ai.tolist()], [tuple(r) for r in bi.tolist()]
+    while i < len(ta) and j < len(tb):
+        if ta[i] < tb[j]:
+            out.append((i, None))
+            i += 1
+        elif ta[i] == tb[j]:
+            out.append((i, j))
+            i += 1
+            j += 1
+        else:
+            out.append((None, j))
+            j += 1
+    out.extend((k, None) for k in range(i, len(ta)))
+    out.extend((None, k) for k in range(j, len(tb)))
+    return out
 
 
 def _add_make(op, ctx):
@@ -317,8 +326,19 @@ def _add_make(op, ctx):
                                               "and %s" % (list(ashape), list(bshape)) if len(ashape) != len(bshape)
                                               else "Operands' shapes do not match: got %s and %s"
                                               % (list(ashape), list(bshape)))
-        ind, val, _, _ = _merge(ai, np.asarray(av), bi, np.asarray(bv), thresh)
-        return ind, val.astype(np.asarray(av).dtype), np.asarray(ashape, np.int64)
+        av, bv = np.asarray(av), np.asarray(bv)
+        ind, val = [], []
+        for i, j in merge_walk(ai, bi):
+            if i is not None and j is not None:
+                total = av[i] + bv[j]
+                if np.abs(total) >= thresh:      # TF thresholds only the entries both operands hold
+                    ind.append(ai[i])
+                    val.append(total)
+            else:
+                ind.append(ai[i] if i is not None else bi[j])
+                val.append(av[i] if i is not None else bv[j])
+        return (np.array(ind, np.int64).reshape(-1, len(ashape)), np.array(val, av.dtype),
+                np.asarray(ashape, np.int64))
     return run
 
 
@@ -333,10 +353,18 @@ def _add_grad(op, ind_grad, val_grad, shape_grad):
 def _add_grad_make(op, ctx):
     def run(grad, ai, bi, si):
         grad = np.asarray(grad)
-        pos = {tuple(r): k for k, r in enumerate(np.asarray(si, np.int64))}
-        pick = lambda ind: np.array([grad[pos[tuple(r)]] if tuple(r) in pos else 0 for r in  # noqa: E731
-                                     np.asarray(ind, np.int64)], grad.dtype).reshape(-1)
-        return pick(ai), pick(bi)
+        ai, bi, si = (np.asarray(x, np.int64) for x in (ai, bi, si))
+        da, db = np.zeros(len(ai), grad.dtype), np.zeros(len(bi), grad.dtype)
+        k = 0
+        for i, j in merge_walk(ai, bi):       # the sum's entries in the forward merge order (some dropped)
+            key = ai[i] if i is not None else bi[j]
+            if k < len(si) and (si[k] == key).all():
+                if i is not None:
+                    da[i] = grad[k]
+                if j is not None:
+                    db[j] = grad[k]
+                k += 1
+        return da, db
     return run
 
 
@@ -375,6 +403,7 @@ def sparse_add(a, b, threshold=None, thresh=None):
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     if a_sp and b_sp:
         a, b = sparse_input(a, "a"), sparse_input(b, "b")
+        a.shape.assert_is_compatible_with(b.shape)
         with name_scope(None, "SparseAdd", [a.values, b.values]) as scope:
             th = convert_to_tensor(threshold, dtype=a.dtype.real_dtype if a.dtype.is_complex else a.dtype.base_dtype,
                                    name="threshold")

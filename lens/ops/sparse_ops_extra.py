@@ -18,7 +18,7 @@ from lens.ops.scatter_ops import sparse_to_dense
 from lens.ops.sequence import range as _range
 from lens.ops.shapes import const_value
 from lens.ops.sparse_ops import (I64, check_bounds, row_major, sp_op, sparse_input, sparse_reduce_sum,
-                                 sparse_reorder, _merge)
+                                 sparse_reorder, merge_walk)
 
 __all__ = ["sparse_concat", "sparse_slice", "sparse_split", "sparse_transpose", "sparse_softmax",
            "sparse_maximum", "sparse_minimum", "sparse_to_indicator", "sparse_expand_dims", "sparse_eye",
@@ -218,14 +218,16 @@ def _softmax_make(op, ctx):
         if len(shape) < 2:
             raise errors.InvalidArgumentError(None, op, "Input should have rank >= 2, but received shape: %s"
                                               % list(shape))
-        groups = {}
-        for k, r in enumerate(indices[:, :-1]):
-            groups.setdefault(tuple(r), []).append(k)
+        # TF reorders to row-major and returns the values in that order (the input order if it is canonical).
+        order = row_major(indices)
+        indices, values = indices[order], values[order]
         out = np.empty_like(values)
-        for ks in groups.values():
-            v = values[ks]
-            e = np.exp(v - v.max())
-            out[ks] = e / e.sum()
+        start = 0
+        for k in range(1, len(values) + 1):
+            if k == len(values) or (indices[k, :-1] != indices[start, :-1]).any():
+                e = np.exp(values[start:k] - values[start:k].max())
+                out[start:k] = e / e.sum()
+                start = k
         return out
     return run
 
@@ -259,11 +261,11 @@ def _minmax_make(fn):
                                                   "%s and %s" % (list(ashape), list(bshape)))
             check_bounds(op, ai, np.asarray(ashape))
             check_bounds(op, bi, np.asarray(bshape))
-            keys, _, inv, _ = _merge(ai, np.zeros(len(ai)), bi, np.zeros(len(bi)))
-            a_full = np.zeros(len(keys), np.asarray(av).dtype)
-            b_full = np.zeros(len(keys), np.asarray(av).dtype)
-            a_full[inv[:len(ai)]] = av
-            b_full[inv[len(ai):]] = bv
+            av, bv = np.asarray(av), np.asarray(bv)
+            walk = merge_walk(ai, bi)
+            keys = np.array([ai[i] if i is not None else bi[j] for i, j in walk], np.int64).reshape(-1, len(ashape))
+            a_full = np.array([av[i] if i is not None else 0 for i, _ in walk], av.dtype)
+            b_full = np.array([bv[j] if j is not None else 0 for _, j in walk], av.dtype)
             return keys, fn(a_full, b_full)
         return run
     return make

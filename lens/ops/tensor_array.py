@@ -2,6 +2,7 @@
 while_loop variable and differentiable (the array's state is its flow tensor; see tensor_array_ops)."""
 
 from lens.framework import dtypes as _dt
+from lens.framework import errors
 from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import get_default_graph, name_scope
 from lens.framework.tensor_shape import TensorShape, as_shape, unknown_shape
@@ -70,10 +71,10 @@ class TensorArray:
         self._element_shape[0] = self._element_shape[0].merge_with(shape)
 
     def _value(self, value, name="value"):
-        v = convert_to_tensor(value, name=name)
+        v = convert_to_tensor(value, name=name, preferred_dtype=self._dtype)
         if v.dtype.base_dtype is not self._dtype:
-            raise TypeError("TensorArray dtype is %s but Op is trying to write dtype %s." % (self._dtype.name,
-                                                                                          v.dtype.name))
+            raise errors.InvalidArgumentError(None, None, "TensorArray dtype is %s but Op is trying to write dtype "
+                                              "%s." % (self._dtype.name, v.dtype.name))
         return v
 
     def identity(self):

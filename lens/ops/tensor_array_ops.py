@@ -17,7 +17,7 @@ class FlowValue:
     the newest version appends in place (O(1)); writing to an older one copies what it sees first."""
 
     _lens_flow = True     # while_loop stacks these per iteration as objects
-    __slots__ = ("_store", "_order", "_n", "size", "dynamic", "cleared")
+    __slots__ = ("_store", "_order", "_n", "size", "dynamic", "cleared", "inferred")
 
     def __init__(self, items=None, size=0, dynamic=True):
         items = items or {}
@@ -26,11 +26,12 @@ class FlowValue:
         self._n = len(self._order)
         self.size, self.dynamic = size, dynamic
         self.cleared = set()      # indices read once with clear_after_read (shared by the versions)
+        self.inferred = []        # the first written element's shape, when elements must be alike
 
     def _version(self, n, size):
         v = FlowValue.__new__(FlowValue)
         v._store, v._order, v._n, v.size, v.dynamic = self._store, self._order, n, size, self.dynamic
-        v.cleared = self.cleared
+        v.cleared, v.inferred = self.cleared, self.inferred
         return v
 
     def get(self, index, default=None):
@@ -51,7 +52,7 @@ class FlowValue:
         if self._n == len(self._order):
             return self
         copy = FlowValue({k: self.get(k) for k in self.keys()}, self.size, self.dynamic)
-        copy.cleared = set(self.cleared)
+        copy.cleared, copy.inferred = set(self.cleared), list(self.inferred)
         return copy
 
     def with_items(self, new_items):
@@ -100,6 +101,7 @@ class Config:
         self.element_shape = op._attrs.get("element_shape") or unknown_shape()
         self.dynamic = op._attrs.get("dynamic_size", False)
         self.clear_after_read = op._attrs.get("clear_after_read", True)
+        self.identical = op._attrs.get("identical_element_shapes", True)
         self.name = op.name
         self.dims = self.element_shape.as_list() if self.element_shape.ndims is not None else None
         self.np_dtype = object if self.dtype.name == "string" else self.dtype.as_numpy_dtype
@@ -145,6 +147,15 @@ def _write_items(op, cfg, flow, indices, values):
             raise errors.InvalidArgumentError(None, op, "Could not write to TensorArray index %d because the value "
                                               "shape is %s which is incompatible with the TensorArray's inferred "
                                               "element shape: %s" % (i, list(v.shape), cfg.element_shape))
+        if cfg.identical:
+            if not flow.inferred:
+                flow.inferred.append(v.shape)
+            elif v.shape != flow.inferred[0]:
+                raise errors.InvalidArgumentError(None, op, "TensorArray %s: Could not write to TensorArray index %d "
+                                                  "because the value shape is %s which is incompatible with the "
+                                                  "TensorArray's inferred element shape: %s (consider setting "
+                                                  "infer_shape=False)." % (cfg.name, i, list(v.shape),
+                                                                           list(flow.inferred[0])))
         new[i] = v
     return flow.with_items(new)
 
@@ -162,8 +173,15 @@ def _read_items(op, cfg, flow, indices):
             flow.cleared.add(i)
         v = flow.get(i)
         if v is None:
-            raise errors.InvalidArgumentError(None, op, "Could not read from TensorArray index %d because it has "
-                                              "not yet been written to." % i)
+            # As TF: an element never written reads as zeros once the element shape is known.
+            shape = flow.inferred[0] if flow.inferred else (
+                tuple(cfg.element_shape.as_list()) if cfg.element_shape.is_fully_defined() else None)
+            if shape is None:
+                raise errors.InvalidArgumentError(None, op, "TensorArray %s: Could not read from TensorArray index "
+                                                  "%d because it has not yet been written to, and the element "
+                                                  "shape is not fully defined; set element_shape to read zeros."
+                                                  % (cfg.name, i))
+            v = np.zeros(shape, cfg.np_dtype)
         out.append(v)
     return out
 

@@ -20,7 +20,7 @@ def _gather(x):
 
 
 def _split_concat(x):
-    ta = TensorArray(x.dtype, size=3, clear_after_read=False).split(x, [1, 3, 2])
+    ta = TensorArray(x.dtype, size=3, clear_after_read=False, infer_shape=False).split(x, [1, 3, 2])
     return [ta.concat(), ta.read(1)]
 
 
@@ -31,7 +31,8 @@ def _flow_ops_check():
     with tf.Graph().as_default() as g:
         x = tf.placeholder(tf.float64, [4, 2])
         ta = TensorArray(tf.float64, size=4, clear_after_read=False).unstack(x)
-        parts = TensorArray(tf.float64, size=2, clear_after_read=False).split(tf.reshape(x, [8]), [3, 5])
+        parts = TensorArray(tf.float64, size=2, clear_after_read=False, infer_shape=False).split(
+            tf.reshape(x, [8]), [3, 5])
         loss = (tf.reduce_sum(ta.read(1) * 3.0) + tf.reduce_sum(ta.gather([0, 0, 3]) ** 2)
                 + tf.reduce_sum(parts.concat() * tf.range(8.0, dtype=tf.float64)) + tf.reduce_sum(parts.read(1)))
         grad = tf.gradients(loss, x)[0]

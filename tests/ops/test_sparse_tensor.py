@@ -47,7 +47,9 @@ def test_sparse_ops_reject_dense_inputs_and_mismatched_shapes():
         with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
             tf.sparse.add(tf.constant([1.0]), tf.constant([2.0]))
         a = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
-        b = tf.SparseTensor([[0, 0]], [1.0], [3, 2])
+        with pytest.raises(ValueError, match=r"Shapes \(2, 2\) and \(3, 2\) are incompatible"):
+            tf.sparse.add(a, tf.SparseTensor([[0, 0]], [1.0], [3, 2]))
+        b = tf.SparseTensor([[0, 0]], [1.0], tf.placeholder_with_default(np.array([3, 2], np.int64), [2]))
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="shapes do not match"):
             sess.run(tf.sparse.add(a, b))
         bad = tf.SparseTensor([[5, 0]], [1.0], [2, 2])

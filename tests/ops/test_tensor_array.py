@@ -23,14 +23,18 @@ def test_write_read_stack_and_shape_inference():
 def test_errors_as_tensorflow():
     with tf.Graph().as_default():
         ta = tf.TensorArray(tf.float32, size=2)
-        with pytest.raises(TypeError, match="TensorArray dtype is float32 but Op is trying to write dtype int32"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="TensorArray dtype is float32 but Op is trying to write dtype int32"):
             ta.write(0, tf.constant(1))
         with pytest.raises(ValueError, match="Size must be provided"):
             tf.TensorArray(tf.float32)
         once = ta.write(0, 1.0)
         cases = [(once.write(0, 2.0).flow, "already been written to"),
                  (ta.write(2, 1.0).flow, "array is not resizeable and size is: 2"),
-                 (once.read(1), "has not yet been written to"),
+                 (tf.TensorArray(tf.float32, size=2, infer_shape=False).read(1), "has not yet been written to"),
+                 (tf.TensorArray(tf.float32, size=2).write(0, tf.placeholder_with_default([1.0], [None]))
+                  .write(1, tf.placeholder_with_default([1.0, 2.0], [None])).flow,
+                  "inferred element shape: \\[1\\]"),
                  (once.read(5), "Tried to read from index 5 but array size is: 2"),
                  (tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, [1.0]).write(1, [1.0, 2.0]).stack(),
                   "inconsistent shapes"),
@@ -40,6 +44,8 @@ def test_errors_as_tensorflow():
             for fetch, message in cases:
                 with pytest.raises(tf.errors.InvalidArgumentError, match=message):
                     sess.run(fetch)
+        with tf.Session() as sess:
+            assert sess.run(once.read(1)) == 0.0     # unwritten, shape known from the first write: zeros
         kept = tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 3.0)
         with tf.Session() as sess:
             assert sess.run([kept.read(0), kept.read(0), kept.stack()])[2].tolist() == [3.0]
