@@ -103,7 +103,8 @@ class DebuggerRuns:
     @classmethod
     def for_provider(cls, data_provider):
         """The Debugger V2 runs under the local directories a DataProvider watches."""
-        roots = [(prefix, root) for prefix, fs, root in data_provider._watcher.roots
+        watcher = getattr(data_provider, "_watcher", None)  # None: a provider without a logdir
+        roots = [(prefix, root) for prefix, fs, root in getattr(watcher, "roots", ())
                  if not is_url(root)]
         return cls(roots)
 
