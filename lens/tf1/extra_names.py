@@ -49,6 +49,8 @@ _SOURCES = {
     "lens.ops.data_flow_ops": ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"],
     "lens.ops.variables": ["count_up_to"],
     "lens.platform.tf_logging": ["get_logger"],
+    "lens.ops.encode_ops": ["encode_base64", "decode_base64", "decode_compressed", "serialize_tensor", "parse_tensor",
+                            "decode_json_example"],
     "lens.events.io_ops": ["matching_files", "read_file", "write_file"],
     "lens.data.reader_ops": ["ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
                              "WholeFileReader", "IdentityReader"],
