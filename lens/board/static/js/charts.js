@@ -295,13 +295,12 @@ window.lensCharts = (function () {
   const PLOT_CONFIG = {displaylogo: false, responsive: true,
     modeBarButtonsToRemove: ["select2d", "lasso2d"]};
 
-  // The theme (light/dark) comes in as a plotly template, so explicit colours still win.
+  // The theme's (light/dark) colours are filled in where the layout sets none.
   function baseLayout(extra) {
-    return Object.assign({
+    return window.lensSettings.themeLayout(Object.assign({
       margin: {l: 50, r: 10, t: 10, b: 40}, height: 260, showlegend: false,
       hovermode: "x unified", uirevision: "keep", font: {size: 11},
-      template: window.lensSettings.plotTemplate(),
-    }, extra || {});
+    }, extra || {}));
   }
 
   // Colour c ("#rrggbb") mixed towards white by t in [0, 1].

@@ -16,9 +16,10 @@
   let index = null, indexText = "";
   const cards = new Map();      // key ("pin:" + id for pinned copies) -> card
   const byElement = new Map();  // card element -> card
-  const visible = new Set();    // cards in (or near) the viewport
+  const visible = new Set();    // cards in or near (200 px) the viewport: loaded and drawn
+  const onScreen = new Set();   // cards in the viewport: redrawn at once on a setting change
   const openGroups = new Set();
-  let observer = null;
+  let observer = null, screenObserver = null;
   let queue = [];
   let flushing = null;
   const api = window.lensTimeSeries = {redrawn: Promise.resolve(), loaded: Promise.resolve()};
@@ -119,6 +120,7 @@
       cards.set(key, card);
       byElement.set(card.el, card);
       observer.observe(card.el);
+      screenObserver.observe(card.el);
     }
     const pinnedNow = pins().includes(desc.id);
     const button = card.el.querySelector(".ts-pin");
@@ -137,6 +139,8 @@
     for (const [key, card] of cards) {
       if (wanted.has(key)) continue;
       observer.unobserve(card.el);
+      screenObserver.unobserve(card.el);
+      onScreen.delete(card);
       C.purge(card.plot || document.createElement("div"));
       card.dispose();
       cards.delete(key);
@@ -206,13 +210,13 @@
     if (loads.length) api.loaded = Promise.all(loads);
   }
 
-  // A setting changed: redraw what is in view now, the rest when it scrolls in.
-  function redrawAll(reset) {
+  // A setting changed: redraw what is on screen now, the rest when it scrolls in.
+  function redrawAll(reset, reason) {
     const draws = [];
     for (const card of cards.values()) {
       if (reset) card.resetView = true;
       if (!card.loaded) continue;
-      if (visible.has(card)) draws.push(card.draw());
+      if (onScreen.has(card)) draws.push(card.draw(reason));
       else card.dirty = true;
     }
     api.redrawn = Promise.all(draws);
@@ -276,7 +280,7 @@
     width.addEventListener("input", () => S.set("cardWidth", width.value));
     S.onChange((name, value) => {
       if (name === "cardWidth") width.value = String(value);
-      if (["smoothing", "ignoreOutliers", "histogramMode", "theme"].includes(name)) redrawAll(false);
+      if (["smoothing", "ignoreOutliers", "histogramMode", "theme"].includes(name)) redrawAll(false, name);
       if (name === "xAxis") redrawAll(true);
     });
     bar.append(filter, C.labelled("Type", type), C.labelled("Card width", width));
@@ -305,6 +309,15 @@
       cardsEl.className = "cards";
       container.append(statusEl, pinnedEl, cardsEl);
       observer = new IntersectionObserver(onIntersect, {rootMargin: "200px"});
+      screenObserver = new IntersectionObserver((entries) => {
+        for (const entry of entries) {
+          const card = byElement.get(entry.target);
+          if (!card) continue;
+          if (!entry.isIntersecting) { onScreen.delete(card); continue; }
+          onScreen.add(card);
+          if (card.dirty && card.loaded) { card.dirty = false; card.draw(); }
+        }
+      });
       document.addEventListener("keydown", (ev) => {
         if (ev.key !== "Escape") return;
         for (const card of cards.values()) if (card.el.classList.contains("ts-fullscreen")) fullscreen(card, false);

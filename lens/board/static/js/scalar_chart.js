@@ -31,10 +31,16 @@ window.lensScalarChart = (function () {
     return out;
   }
 
-  // TensorBoard's "ignore outliers": the 5th-95th percentile of the values drawn, padded.
+  // TensorBoard's "ignore outliers": the 5th-95th percentile of the values, padded. Taken
+  // over the raw values (the smoothed ones lie within them), so changing the smoothing does
+  // not rescale the chart.
   function outlierRange(traceList) {
     const values = [];
-    for (const t of traceList) for (const v of t.y) if (Number.isFinite(v)) values.push(v);
+    const raw = traceList.some((t) => t.meta && t.meta.raw);
+    for (const t of traceList) {
+      if (raw && !(t.meta && t.meta.raw)) continue;
+      for (const v of t.y) if (Number.isFinite(v)) values.push(v);
+    }
     if (values.length < 3) return null;
     values.sort((a, b) => a - b);
     const at = (q) => values[Math.round(q * (values.length - 1))];

@@ -1,6 +1,6 @@
 // Settings shared by every dashboard, remembered across reloads (localStorage) and, for the
 // ones a shared link should carry, kept in the URL hash too (the hash wins when present).
-// window.lensSettings: get(name), set(name, value), onChange(fn), isDark(), plotTemplate().
+// window.lensSettings: get(name), set(name, value), onChange(fn), isDark(), themeLayout(layout).
 "use strict";
 
 window.lensSettings = (function () {
@@ -72,15 +72,34 @@ window.lensSettings = (function () {
     const theme = get("theme");
     return theme === "dark" || (theme === "auto" && !!(darkQuery && darkQuery.matches));
   }
-  function plotTemplate() {
+  // Chart colours of the theme, set as plain layout attributes: a plotly template would do
+  // the same but costs ~2x per redraw (it is re-applied on every Plotly.react).
+  function themeColors() {
     const dark = isDark();
-    const grid = dark ? "#3c4043" : "#e5e5e5";
-    const axis = {gridcolor: grid, zerolinecolor: dark ? "#5f6368" : "#bdbdbd",
-      linecolor: dark ? "#5f6368" : "#bdbdbd"};
-    return {layout: {paper_bgcolor: dark ? "#2b2c30" : "#ffffff",
-      plot_bgcolor: dark ? "#2b2c30" : "#ffffff", font: {color: dark ? "#e8eaed" : "#212121"},
-      xaxis: axis, yaxis: axis,
-      hoverlabel: {bgcolor: dark ? "#3c4043" : "#ffffff", font: {color: dark ? "#e8eaed" : "#212121"}}}};
+    return {paper: dark ? "#2b2c30" : "#ffffff", text: dark ? "#e8eaed" : "#212121",
+      grid: dark ? "#3c4043" : "#e5e5e5", line: dark ? "#5f6368" : "#bdbdbd",
+      hover: dark ? "#3c4043" : "#ffffff"};
+  }
+  // A plotly layout with the theme's colours filled in (the layout's own colours win).
+  function themeLayout(layout) {
+    const c = themeColors();
+    layout.paper_bgcolor = layout.paper_bgcolor || c.paper;
+    layout.plot_bgcolor = layout.plot_bgcolor || c.paper;
+    layout.font = Object.assign({color: c.text}, layout.font || {});
+    for (const key of ["xaxis", "yaxis"]) {
+      layout[key] = Object.assign({gridcolor: c.grid, zerolinecolor: c.line, linecolor: c.line},
+        layout[key] || {});
+    }
+    layout.hoverlabel = Object.assign({bgcolor: c.hover, font: {color: c.text}}, layout.hoverlabel || {});
+    return layout;
+  }
+  // The same colours as a Plotly.relayout update, for charts already drawn.
+  function themeUpdate() {
+    const c = themeColors();
+    return {paper_bgcolor: c.paper, plot_bgcolor: c.paper, "font.color": c.text,
+      "xaxis.gridcolor": c.grid, "yaxis.gridcolor": c.grid, "xaxis.zerolinecolor": c.line,
+      "yaxis.zerolinecolor": c.line, "xaxis.linecolor": c.line, "yaxis.linecolor": c.line,
+      "hoverlabel.bgcolor": c.hover, "hoverlabel.font.color": c.text};
   }
   function applyPage(name) {
     const root = document.documentElement;
@@ -92,11 +111,9 @@ window.lensSettings = (function () {
     }
     if (!name || name === "cardWidth") root.style.setProperty("--card-min", get("cardWidth") + "px");
     if (name === "theme" && window.Plotly) {
-      // Restyle every chart on the page at once; later redraws carry the template themselves.
-      const template = plotTemplate();
-      for (const el of document.querySelectorAll(".js-plotly-plot")) {
-        window.Plotly.relayout(el, {template});
-      }
+      // Recolour every chart on the page at once; later redraws carry the colours themselves.
+      const update = themeUpdate();
+      for (const el of document.querySelectorAll(".js-plotly-plot")) window.Plotly.relayout(el, update);
     }
   }
   if (darkQuery && darkQuery.addEventListener) {
@@ -204,5 +221,5 @@ window.lensSettings = (function () {
     });
   });
 
-  return {get, set, onChange, isDark, plotTemplate, names: () => Object.keys(SPEC)};
+  return {get, set, onChange, isDark, themeLayout, themeUpdate, names: () => Object.keys(SPEC)};
 })();

@@ -71,9 +71,10 @@ window.lensTsCards = (function () {
       }
       card.series = series;
     };
-    card.draw = () => {
+    card.draw = (reason) => {
       const traces = SC.traces(card, env.runColor, env.escapeHtml);
       const layout = SC.layout(traces, false, {height: height(card), shapes: ST.shapes(card)});
+      if (reason === "smoothing" && sameTraces(card, traces)) return resmooth(card, traces, layout, env);
       if (card.resetView) { layout.uirevision = Math.random(); card.resetView = false; }
       else layout.uirevision = card.uirevision || "keep";
       card.uirevision = layout.uirevision;
@@ -84,6 +85,27 @@ window.lensTsCards = (function () {
     card.tools = tools;
     card.wire = () => { SC.attachTooltip(card, env.runColor); ST.wire(card); };
     card.dispose = () => SC.detachTooltip(card);
+  }
+
+  // True when the drawn chart has the same traces (runs, raw lines) as `traces`.
+  function sameTraces(card, traces) {
+    const drawn = card.wired && card.plot.data;
+    return !!drawn && drawn.length === traces.length &&
+      drawn.every((t, i) => t.meta && t.meta.run === traces[i].meta.run &&
+        !!t.meta.raw === !!traces[i].meta.raw);
+  }
+  // A smoothing change only moves the smoothed lines (and the y range): update just those,
+  // which costs plotly much less than redrawing every trace.
+  function resmooth(card, traces, layout, env) {
+    const index = [], ys = [];
+    traces.forEach((t, i) => { if (!t.meta.raw) { index.push(i); ys.push(t.y); } });
+    const range = layout.yaxis.range;
+    const drawn = card.plot.layout.yaxis || {};
+    const same = range ? String(drawn.range) === String(range) : drawn.autorange === true;
+    ST.table(card, env.runColor);
+    if (same) return window.Plotly.restyle(card.plot, {y: ys}, index);
+    return window.Plotly.update(card.plot, {y: ys}, range ? {"yaxis.range": range}
+      : {"yaxis.autorange": true}, index);
   }
 
   // ---- histograms ---------------------------------------------------------------------------
