@@ -232,7 +232,10 @@
       page--; showTraces(); } }}}, "‹ prev"), " page " + (page + 1) + " of " + pages + " ",
     h("button", {type: "button", on: {click: () => { if (page + 1 < pages) { page++;
       showTraces(); } }}}, "next ›"));
-    el.traces.replaceChildren(h("h3", {}, "Graph executions (" + total + ")"), nav,
+    const legend = h("div", {class: "muted dbg2-legend"}, "health: ", ...PILL_NAMES.flatMap((n, i) =>
+      [h("span", {style: "display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;" +
+        "background:" + PILL_COLORS[i]}), n]));
+    el.traces.replaceChildren(h("h3", {}, "Graph executions (" + total + ")"), legend, nav,
       h("table", {}, h("tr", {}, ...["#", "op type", "tensor", "health", "values"].map((t) =>
         h("th", {}, t))), ...rows));
     if (selected !== undefined) {
