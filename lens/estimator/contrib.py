@@ -45,10 +45,8 @@ class DNNEstimator(_DNNEstimator):
     def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
                  activation_fn=relu, dropout=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, batch_norm=False):
-        if batch_norm:
-            raise NotImplementedError("DNNEstimator(batch_norm=True) is not supported by lens yet")
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn, dropout,
-                         config, warm_start_from)
+                         config, warm_start_from, batch_norm)
 
 
 class LinearEstimator(_LinearEstimator):

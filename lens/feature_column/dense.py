@@ -142,10 +142,14 @@ def indicator_column(categorical_column):
     return _IndicatorColumn(categorical_column)
 
 
-def combine_rows(weights, ids, combiner):
-    """Rows of weights picked by ids [batch, k] (-1 = absent), combined per example."""
+def combine_rows(weights, ids, combiner, max_norm=None):
+    """Rows of weights picked by ids [batch, k] (-1 = absent), combined per example; with max_norm
+    each picked row is first clipped to that L2 norm (as TF's embedding lookups do)."""
     present = A.cast(greater_equal(ids, 0), _dt.float32)
     rows = gather(weights, _clip_ids(ids))
+    if max_norm is not None:
+        from lens.ops.clip import clip_by_norm
+        rows = clip_by_norm(rows, max_norm, axes=[2])
     summed = reduce_sum(multiply(rows, A.expand_dims(present, -1)), 1)
     if combiner == "sum":
         return summed
@@ -178,7 +182,7 @@ class _EmbeddingColumn(DenseColumn):
                                                            self.dimension],
                                dtype=_dt.float32, initializer=self.initializer,
                                trainable=self.trainable and trainable)
-        return combine_rows(weights, ids, self.combiner)
+        return combine_rows(weights, ids, self.combiner, self.max_norm)
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
@@ -196,8 +200,6 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
             categorical_column.name))
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError('combiner must be "mean", "sqrtn" or "sum", got {!r}'.format(combiner))
-    if max_norm is not None:
-        raise NotImplementedError("embedding_column(max_norm=...) is not supported by lens")
     if initializer is None:
         initializer = init_ops.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
     return _EmbeddingColumn(categorical_column, dimension, combiner, initializer, max_norm, trainable)

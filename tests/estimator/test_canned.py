@@ -154,3 +154,20 @@ def test_warm_start_from_another_model(tmp_path, data):
                                   warm_start_from=tf.estimator.WarmStartSettings(
                                       str(tmp_path / "a"), var_name_to_prev_var_name={
                                           "dnn/logits/bias": "no/such/var"})).train(_inputs(x, y)[0], steps=1)
+
+
+def test_dnn_batch_norm_variables(tmp_path, data):
+    x, y, _ = data
+    est = tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=COLS, model_dir=str(tmp_path),
+                                    batch_norm=True)
+    train, evaluate = _inputs(x, y)
+    before = est.evaluate(evaluate)
+    est.train(train, steps=100)
+    metrics = est.evaluate(evaluate)
+    assert metrics["loss"] < before["loss"]
+    names = est.get_variable_names()
+    for v in ("gamma", "beta", "moving_mean", "moving_variance"):
+        assert "dnn/hiddenlayer_0/batchnorm_0/" + v in names
+    # the moving statistics were updated by the train op (UPDATE_OPS)
+    assert not np.allclose(est.get_variable_value("dnn/hiddenlayer_0/batchnorm_0/moving_mean"), 0.0)
+    assert metrics["global_step"] == 100

@@ -159,3 +159,11 @@ def test_embedding_trains_through_input_layer():
             for _ in range(20):
                 sess.run(train)
             assert sess.run(loss) < first * 0.5
+
+
+def test_embedding_max_norm_clips_each_row():
+    def build():
+        tags = fc.categorical_column_with_vocabulary_list("tags", ["a", "b", "c"])
+        emb = fc.embedding_column(tags, dimension=2, combiner="sum", initializer=_emb_init, max_norm=0.5)
+        return fc.input_layer({"tags": tf.constant(FEATS["tags"])}, [emb])
+    np.testing.assert_allclose(_run(build)[0], FIX["embedding_max_norm"]["output"], rtol=1e-6)

@@ -7,7 +7,7 @@ from lens.estimator.model_fn import ModeKeys
 from lens.events.summary_ops import histogram, scalar
 from lens.feature_column import input_layer
 from lens.framework.graph import GraphKeys, get_collection
-from lens.layers import dense, dropout as dropout_layer
+from lens.layers import batch_normalization, dense, dropout as dropout_layer
 from lens.losses.losses import Reduction
 from lens.ops import array as A
 from lens.ops import init_ops
@@ -28,7 +28,7 @@ def add_hidden_layer_summary(value, tag):
     histogram("%s/activation" % tag, value)
 
 
-def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn, dropout):
+def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm=False):
     """The DNN tower inside the current 'dnn' scope: input layer, hidden layers, logits."""
     with variable_scope("input_from_feature_columns", values=list(features.values())):
         net = input_layer(features, feature_columns)
@@ -39,6 +39,11 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                     kernel_initializer=init_ops.glorot_uniform_initializer(), name=name)
         if dropout is not None and mode == ModeKeys.TRAIN:
             net = dropout_layer(net, rate=dropout, training=True)
+        if batch_norm:
+            # TF1.15 normalizes after the activation, momentum 0.999: `hiddenlayer_N/batchnorm_N/...`.
+            with variable_scope(name):
+                net = batch_normalization(net, momentum=0.999, training=mode == ModeKeys.TRAIN,
+                                          name="batchnorm_%d" % layer_id)
         add_hidden_layer_summary(net, "%s/%s" % (outer, name) if outer else name)
     logits = dense(net, units=units, activation=None, kernel_initializer=init_ops.glorot_uniform_initializer(),
                    name="logits")
@@ -52,12 +57,12 @@ def _check_features(features):
 
 
 def dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, optimizer, activation_fn,
-                 dropout):
+                 dropout, batch_norm=False):
     _check_features(features)
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     with variable_scope("dnn", values=list(features.values())) as scope:
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units, feature_columns,
-                            activation_fn, dropout)
+                            activation_fn, dropout, batch_norm)
     set_slot_prefixes(scope.name)
     return head.create_estimator_spec(features=features, mode=mode, labels=labels, optimizer=optimizer,
                                       logits=logits)
@@ -74,14 +79,14 @@ def set_slot_prefixes(scope_name):
 
 class _DNNEstimator(Estimator):
     def __init__(self, head, hidden_units, feature_columns, model_dir, optimizer, activation_fn, dropout,
-                 config, warm_start_from):
+                 config, warm_start_from, batch_norm=False):
         feature_columns = tuple(feature_columns or [])
         if not feature_columns:
             raise ValueError("feature_columns must not be empty.")
 
         def _model_fn(features, labels, mode, config):
             return dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, optimizer,
-                                activation_fn, dropout)
+                                activation_fn, dropout, batch_norm)
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
@@ -91,11 +96,9 @@ class DNNRegressor(_DNNEstimator):
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Adagrad", activation_fn=relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None, loss_reduction=Reduction.SUM, batch_norm=False):
-        if batch_norm:
-            raise NotImplementedError("DNNRegressor(batch_norm=True) is not supported by lens yet")
         head = RegressionHead(label_dimension, weight_column, loss_reduction)
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn, dropout,
-                         config, warm_start_from)
+                         config, warm_start_from, batch_norm)
 
 
 class DNNClassifier(_DNNEstimator):
@@ -105,8 +108,6 @@ class DNNClassifier(_DNNEstimator):
                  label_vocabulary=None, optimizer="Adagrad", activation_fn=relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=Reduction.SUM, batch_norm=False):
-        if batch_norm:
-            raise NotImplementedError("DNNClassifier(batch_norm=True) is not supported by lens yet")
         head = classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer, activation_fn, dropout,
-                         config, warm_start_from)
+                         config, warm_start_from, batch_norm)

@@ -19,7 +19,8 @@ _DNN_LEARNING_RATE = 0.001
 
 
 def combined_model_fn(features, labels, mode, head, linear_columns, linear_optimizer, dnn_columns,
-                      dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, linear_sparse_combiner):
+                      dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, linear_sparse_combiner,
+                      batch_norm=False):
     if not isinstance(features, dict):
         raise ValueError("features should be a dictionary of `Tensor`s. Given type: {}".format(type(features)))
     if not linear_columns and not dnn_columns:
@@ -31,7 +32,7 @@ def combined_model_fn(features, labels, mode, head, linear_columns, linear_optim
         dnn_opt = get_optimizer_instance(dnn_optimizer, learning_rate=_DNN_LEARNING_RATE)
         with variable_scope("dnn", values=list(features.values())) as scope:
             dnn_part = (dnn_logits(features, mode, head.logits_dimension, dnn_hidden_units, dnn_columns,
-                                   dnn_activation_fn, dnn_dropout), scope.name, dnn_opt)
+                                   dnn_activation_fn, dnn_dropout, batch_norm), scope.name, dnn_opt)
     if linear_columns:
         lin_opt = get_optimizer_instance(linear_optimizer, learning_rate=linear_learning_rate(len(linear_columns)))
         with variable_scope("linear", values=list(features.values())) as scope:
@@ -55,7 +56,7 @@ def combined_model_fn(features, labels, mode, head, linear_columns, linear_optim
 class _Combined(Estimator):
     def __init__(self, head, model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                  dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, config, warm_start_from,
-                 linear_sparse_combiner):
+                 linear_sparse_combiner, batch_norm):
         linear_columns = tuple(linear_feature_columns or [])
         dnn_columns = tuple(dnn_feature_columns or [])
         if not linear_columns and not dnn_columns:
@@ -64,7 +65,7 @@ class _Combined(Estimator):
         def _model_fn(features, labels, mode, config):
             return combined_model_fn(features, labels, mode, head, linear_columns, linear_optimizer, dnn_columns,
                                      dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                     linear_sparse_combiner)
+                                     linear_sparse_combiner, batch_norm)
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
@@ -79,7 +80,7 @@ class DNNLinearCombinedRegressor(_Combined):
         head = RegressionHead(label_dimension, weight_column, loss_reduction)
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, config,
-                         warm_start_from, linear_sparse_combiner)
+                         warm_start_from, linear_sparse_combiner, batch_norm)
 
 
 class DNNLinearCombinedClassifier(_Combined):
@@ -93,4 +94,4 @@ class DNNLinearCombinedClassifier(_Combined):
         head = classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer, dnn_feature_columns,
                          dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, config,
-                         warm_start_from, linear_sparse_combiner)
+                         warm_start_from, linear_sparse_combiner, batch_norm)
