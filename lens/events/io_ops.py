@@ -3,7 +3,7 @@ import numpy as np
 
 from lens.framework import errors
 from lens.framework import dtypes as _dt
-from lens.framework.convert import apply_op, convert_to_tensor
+from lens.framework.convert import apply_op
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape
 from lens.events import gfile
@@ -54,21 +54,21 @@ register_op("WriteFile", make=_write_file, not_differentiable=True, stateful=Tru
 
 def matching_files(pattern, name=None):
     """A 1-D string tensor of the files matching a glob pattern (or a vector of patterns), sorted."""
-    p = convert_to_tensor(pattern, dtype=_dt.string, name="pattern")
-    if p.shape.ndims not in (None, 0, 1):
-        raise ValueError("Shape must be at most rank 1 but is rank %d for 'MatchingFiles' (pattern)" % p.shape.ndims)
-    return apply_op("MatchingFiles", [(p, "pattern")], name=name or "MatchingFiles", dtypes=[_dt.string])
+    out = apply_op("MatchingFiles", [(pattern, "pattern")], name=name or "MatchingFiles", dtypes=[_dt.string],
+                   input_dtype=_dt.string)
+    rank = out.op.inputs[0].shape.ndims
+    if rank not in (None, 0, 1):
+        raise ValueError("Shape must be at most rank 1 but is rank %d for 'MatchingFiles' (pattern)" % rank)
+    return out
 
 
 def read_file(filename, name=None):
     """The whole contents of a file as a scalar string."""
-    f = convert_to_tensor(filename, dtype=_dt.string, name="filename")
-    return apply_op("ReadFile", [(f, "filename")], name=name or "ReadFile", dtypes=[_dt.string])
+    return apply_op("ReadFile", [(filename, "filename")], name=name or "ReadFile", dtypes=[_dt.string],
+                    input_dtype=_dt.string)
 
 
 def write_file(filename, contents, name=None):
     """An op writing the scalar string contents to filename (replacing it)."""
-    f = convert_to_tensor(filename, dtype=_dt.string, name="filename")
-    c = convert_to_tensor(contents, dtype=_dt.string, name="contents")
-    return apply_op("WriteFile", [(f, "filename"), (c, "contents")], name=name or "WriteFile", dtypes=[],
-                    same_dtype=False)
+    return apply_op("WriteFile", [(filename, "filename"), (contents, "contents")], name=name or "WriteFile",
+                    dtypes=[], input_dtype=_dt.string)

@@ -256,12 +256,14 @@ class QueueBase:
         return self._wrap(op._outputs)
 
     def _batch_op(self, op_type, default, n, name, static_n):
-        n_t = convert_to_tensor(n, dtype=_dt.int32, name="n")
-        value = n_t.op._attrs.get("value") if n_t.op._type == "Const" else None
-        batch = int(value) if value is not None and static_n else None
-        shapes = [TensorShape([batch]).concatenate(s) for s in self._out_shapes()]
-        op = self._op(op_type, name, default, [n_t], self._out_dtypes(),
-                      {"component_types": self._out_dtypes()}, shapes)
+        g = self._queue_ref.graph
+        with g.as_default(), name_scope(name, "%s_%s" % (self._name, default)) as scope:
+            n_t = convert_to_tensor(n, dtype=_dt.int32, name="n")     # made inside the op's scope, as TF
+            value = n_t.op._attrs.get("value") if n_t.op._type == "Const" else None
+            batch = int(value) if value is not None and static_n else None
+            shapes = [TensorShape([batch]).concatenate(s) for s in self._out_shapes()]
+            op = g._create_op(op_type, [self._queue_ref, n_t], self._out_dtypes(),
+                              {"component_types": self._out_dtypes(), "timeout_ms": -1}, scope, shapes, frames_skip=3)
         return self._wrap(op._outputs)
 
     def dequeue_many(self, n, name=None):

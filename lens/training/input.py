@@ -10,11 +10,10 @@ from lens.ops.control_flow import Assert
 from lens.ops.core import identity
 from lens.ops.indexing import boolean_mask, gather
 from lens.ops.logic import greater
-from lens.ops.math import maximum, multiply, subtract
+from lens.ops.math import maximum
 from lens.ops.random import random_shuffle
 from lens.ops.sequence import range as _range
 from lens.ops.variables import Variable
-from lens.ops import init_ops
 from lens.events import summary_ops
 from lens.events.io_ops import matching_files
 from lens.training.queue_runner import QueueRunner, add_queue_runner
@@ -39,8 +38,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     if num_epochs <= 0:
         raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
     with name_scope(name, "limit_epochs", [tensor]) as name:
-        zero64 = init_ops.zeros_initializer(dtype=_dt.int64)([], dtype=_dt.int64)
-        epochs = Variable(zero64, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
+        epochs = Variable(convert_to_tensor(0, dtype=_dt.int64), name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
         counter = epochs.count_up_to(num_epochs)
         with control_dependencies([counter]):
             return identity(tensor, name=name)
@@ -64,7 +62,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
         if summary_name is not None:
-            summary_ops.scalar(summary_name, multiply(cast(q.size(), _dt.float32), 1.0 / capacity))
+            summary_ops.scalar(summary_name, cast(q.size(), _dt.float32) * (1.0 / capacity))
         return q
 
 
@@ -206,11 +204,10 @@ def _queue_batch(kind, tensor_list_list, original, batch_size, keep_input, threa
     ops = _enqueue_ops(queue, tensor_list_list, enqueue_many, keep_input)
     add_queue_runner(QueueRunner(queue, ops * threads))
     if kind == "shuffle":
-        full = multiply(cast(maximum(0, subtract(queue.size(), min_after_dequeue)), _dt.float32),
-                        1.0 / (capacity - min_after_dequeue))
+        full = cast(maximum(0, queue.size() - min_after_dequeue), _dt.float32) * (1.0 / (capacity - min_after_dequeue))
         summary_ops.scalar("fraction_over_%d_of_%d_full" % (min_after_dequeue, capacity - min_after_dequeue), full)
     else:
-        summary_ops.scalar("fraction_of_%d_full" % capacity, multiply(cast(queue.size(), _dt.float32), 1.0 / capacity))
+        summary_ops.scalar("fraction_of_%d_full" % capacity, cast(queue.size(), _dt.float32) * (1.0 / capacity))
     if allow_smaller_final_batch:
         dequeued = queue.dequeue_up_to(batch_size, name=name)
     else:
