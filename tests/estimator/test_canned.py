@@ -171,3 +171,30 @@ def test_dnn_batch_norm_variables(tmp_path, data):
     # the moving statistics were updated by the train op (UPDATE_OPS)
     assert not np.allclose(est.get_variable_value("dnn/hiddenlayer_0/batchnorm_0/moving_mean"), 0.0)
     assert metrics["global_step"] == 100
+
+
+def test_wide_and_deep_with_categorical_hashed_and_crossed_columns(tmp_path):
+    rng = np.random.RandomState(0)
+    n = 300
+    edu = rng.choice(["hs", "college", "phd"], n)
+    occ = rng.choice(["a", "b", "c", "d"], n)
+    age = rng.randint(18, 70, n).astype(np.float32)
+    y = ((edu == "phd") | ((occ == "a") & (age > 40))).astype(np.int64)
+    edu_c = fc.categorical_column_with_vocabulary_list("edu", ["hs", "college", "phd"])
+    occ_c = fc.categorical_column_with_hash_bucket("occ", 10)
+    age_b = fc.bucketized_column(fc.numeric_column("age"), [30, 40, 50])
+    est = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=[edu_c, occ_c, age_b, fc.crossed_column(["occ", age_b], 50)],
+        dnn_feature_columns=[fc.indicator_column(edu_c), fc.embedding_column(occ_c, 3), fc.numeric_column("age")],
+        dnn_hidden_units=[8], model_dir=str(tmp_path))
+    feats = {"edu": edu, "occ": occ, "age": age}
+    est.train(tf.estimator.inputs.numpy_input_fn(feats, y, batch_size=50, num_epochs=None, shuffle=True),
+              steps=200)
+    metrics = est.evaluate(tf.estimator.inputs.numpy_input_fn(feats, y, shuffle=False))
+    assert metrics["accuracy"] > metrics["accuracy_baseline"] + 0.15
+    names = est.get_variable_names()
+    for name in ("dnn/input_from_feature_columns/input_layer/occ_embedding/embedding_weights",
+                 "linear/linear_model/age_bucketized_X_occ/weights", "linear/linear_model/edu/weights",
+                 "linear/linear_model/occ/weights", "linear/linear_model/age_bucketized/weights"):
+        assert name in names
+    assert est.get_variable_value("linear/linear_model/age_bucketized_X_occ/weights").shape == (50, 1)
