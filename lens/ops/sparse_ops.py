@@ -384,6 +384,8 @@ def _dense_add_make(op, ctx):
                                               "%s vs %s" % (list(map(int, shape)), list(b.shape)))
         out = b.copy()
         check_bounds(op, np.asarray(ai, np.int64), np.asarray(shape))
+        if out.ndim == 0:            # a rank-0 "sparse" tensor: every value lands on the one element
+            return (out + np.sum(av)).astype(b.dtype)
         np.add.at(out, tuple(np.asarray(ai, np.int64).T), av)
         return out
     return run

@@ -8,10 +8,14 @@ from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape
-from lens.ops.variables import _ref_of
+from lens.framework.indexed_slices import IndexedSlices
+from lens.ops import array as A
+from lens.ops import math as M
+from lens.ops.sequence import range as _range
+from lens.ops.variables import Variable, _ref_of
 
 __all__ = ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_min",
-           "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"]
+           "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "batch_scatter_update"]
 
 
 def _set_at(arr, idx, upd):
@@ -174,3 +178,49 @@ def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
 def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
     """ref[indices[i]] -= updates[i]."""
     return _scatter("ScatterNdSub", ref, indices, updates, use_locking, name)
+
+
+# ---- Variable.scatter_* (TF1's RefVariable methods take an IndexedSlices sparse_delta) -------------
+def _sparse_delta_method(fn, default_locking):
+    def method(self, sparse_delta, use_locking=default_locking, name=None):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError("sparse_delta is not IndexedSlices: %s" % (sparse_delta,))
+        return fn(self, sparse_delta.indices, sparse_delta.values, use_locking=use_locking, name=name)
+    method.__doc__ = "%s with an IndexedSlices of (indices, values)." % fn.__name__
+    return method
+
+
+def _nd_method(fn):
+    def method(self, indices, updates, name=None):
+        return fn(self, indices, updates, name=name)
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[i_0, ..., i_{n-1}, indices[i_0, ..., i_{n-1}, j], ...] = updates: scatter_update per batch row."""
+    with name_scope(name, "BatchScatterUpdate", [ref, indices, updates]):
+        idx = convert_to_tensor(indices, name="indices")
+        rank = idx.shape.ndims
+        if rank is None:
+            raise ValueError("batch_scatter_update needs indices of known rank")
+        shape = A.shape(idx, out_type=idx.dtype.base_dtype)
+        grids = []
+        for d in range(rank - 1):
+            n = shape[d]
+            r = M.cast(A.reshape(_range(0, n), [-1 if k == d else 1 for k in range(rank)]), idx.dtype.base_dtype)
+            grids.append(A.broadcast_to(r, shape))
+        nd = A.stack(grids + [idx], axis=-1)
+        return scatter_nd_update(ref, nd, updates, use_locking=use_locking)
+
+
+for _name, _fn, _lock in (("scatter_update", scatter_update, True), ("scatter_add", scatter_add, False),
+                          ("scatter_sub", scatter_sub, False), ("scatter_mul", scatter_mul, False),
+                          ("scatter_div", scatter_div, False), ("scatter_min", scatter_min, False),
+                          ("scatter_max", scatter_max, False)):
+    setattr(Variable, _name, _sparse_delta_method(_fn, _lock))
+for _name, _fn in (("scatter_nd_update", scatter_nd_update), ("scatter_nd_add", scatter_nd_add),
+                   ("scatter_nd_sub", scatter_nd_sub)):
+    setattr(Variable, _name, _nd_method(_fn))
+Variable.batch_scatter_update = lambda self, sparse_delta, use_locking=True, name=None: batch_scatter_update(
+    self, sparse_delta.indices, sparse_delta.values, use_locking=use_locking, name=name)

@@ -177,7 +177,8 @@ sparse = LazyNamespace("sparse", [], {
     "retain": _SP + "sparse_retain", "fill_empty_rows": _SP + "sparse_fill_empty_rows",
     "placeholder": _SP + "sparse_placeholder",
     **{n: _SPX + "sparse_" + n for n in ("concat", "slice", "split", "transpose", "softmax", "maximum", "minimum",
-                                         "to_indicator", "expand_dims", "eye", "reset_shape")}})
+                                         "to_indicator", "expand_dims", "eye", "reset_shape")},
+    **{"segment_" + n: "lens.ops.sparse_math.sparse_segment_" + n for n in ("sum", "mean", "sqrt_n")}})
 lookup = LazyNamespace("lookup", [], {
     **{n: "lens.ops.lookup_ops." + n for n in ("KeyValueTensorInitializer", "StaticHashTable", "TextFileIndex",
                                                "TextFileInitializer")},

@@ -15,9 +15,11 @@ _TOP = {
                                   "sparse_softmax", "sparse_maximum", "sparse_minimum", "sparse_to_indicator",
                                   "sparse_reset_shape"],
     "lens.ops.state_scatter": ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div",
-                               "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"],
+                               "scatter_min", "scatter_max", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub",
+                               "batch_scatter_update"],
     "lens.ops.lookup_ops": ["tables_initializer", "initialize_all_tables"],
     "lens.ops.tensor_array": ["TensorArray"],
+    "lens.ops.sparse_math": ["sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"],
 }
 for _mod, _names in _TOP.items():
     _m = importlib.import_module(_mod)

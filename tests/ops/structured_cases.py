@@ -181,7 +181,35 @@ def errors(tf, extra):
     }
 
 
-CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings]
+def sparse_math(tf, extra):
+    v = tf.constant(VALS, tf.float64)
+    a = tf.SparseTensor(sorted(IND), v, [3, 3])
+    row = tf.constant([[1.0, -2.0, 4.0]], tf.float64)
+    data = tf.constant(np.linspace(-1.0, 2.0, 8).reshape(4, 2))
+    idx, seg = [0, 3, 3, 1, 2], [0, 0, 2, 2, 3]
+    outs = {"mul": a * row, "div": a / tf.constant(2.0, tf.float64),
+            "seg_sum": tf.sparse.segment_sum(data, idx, seg),
+            "seg_mean": tf.sparse.segment_mean(data, idx, seg, num_segments=5),
+            "seg_sqrt_n": tf.sparse.segment_sqrt_n(data, idx, seg)}
+    loss = (tf.reduce_sum((a * row).values * tf.constant([1.0, 2.0, 3.0, 4.0], tf.float64))
+            + tf.reduce_sum((a / row).values ** 2) + tf.reduce_sum(outs["seg_mean"] ** 2)
+            + tf.reduce_sum(outs["seg_sqrt_n"] * 3.0) + tf.reduce_sum(outs["seg_sum"] ** 3))
+    dv, drow, ddata = tf.gradients(loss, [v, row, data])
+    outs.update({"d_values": dv, "d_row": drow, "d_data": ddata})
+    return outs
+
+
+def variable_updates(tf, extra):
+    v = tf.Variable(np.arange(8.0).reshape(4, 2), name="v")
+    w = tf.Variable(np.zeros((2, 3)), name="w")
+    ops = [tf.scatter_add(v, [0, 2, 0], np.ones((3, 2))), tf.scatter_mul(v, [1], [[2.0, 3.0]]),
+           tf.scatter_max(v, [3], [[0.0, 100.0]]), tf.scatter_nd_sub(v, [[2, 1]], [5.0]),
+           v.scatter_sub(tf.IndexedSlices(tf.constant([[1.0, 1.0]], tf.float64), tf.constant([3]))),
+           tf.batch_scatter_update(w, [[0, 2], [1, 0]], [[1.0, 2.0], [3.0, 4.0]])]
+    return {"_ops": ops, "_vars": [v, w]}
+
+
+CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math]
 
 
 def value_json(v):
@@ -218,6 +246,17 @@ def run_optimizers(tf, extra):
                 for emb, train, step in built["_train"].values():
                     sess.run(train, {step: k})
             return {name: value_json(sess.run(emb)) for name, (emb, _, _) in built["_train"].items()}
+
+
+def run_variable_updates(tf, extra):
+    """The variables after running the variable_updates ops once each, in order."""
+    with tf.Graph().as_default():
+        built = variable_updates(tf, extra)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for op in built["_ops"]:
+                sess.run(op)
+            return [value_json(x) for x in sess.run(built["_vars"])]
 
 
 def run_errors(tf, extra):

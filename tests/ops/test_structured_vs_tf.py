@@ -50,6 +50,10 @@ def test_sparse_optimizer_steps_match_tensorflow():
         _compare(got[name], exp, "optimizer %s" % name)
 
 
+def test_variable_scatter_updates_match_tensorflow():
+    _compare(C.run_variable_updates(tf, EXTRA), TF["variable_updates"], "variable updates")
+
+
 def test_errors_match_tensorflow():
     got = C.run_errors(tf, EXTRA)
     for name, exp in TF["errors"].items():

@@ -1,0 +1,47 @@
+"""Op-table rows: SparseTensor-with-dense arithmetic and the sparse segment reductions (NumPy references)."""
+import numpy as np
+
+from lens.ops import sparse_math as SM
+from lens.ops import sparse_ops as S
+from optable_lib import F, Row
+
+IND = [[0, 1], [1, 0], [1, 2], [2, 2]]
+SHAPE = [3, 3]
+
+
+def _at(dense):
+    full = np.broadcast_to(dense, SHAPE)
+    return full[tuple(np.array(IND).T)]
+
+
+IDX, SEG = [0, 3, 3, 1, 2], [0, 0, 2, 2, 3]
+
+
+def _segments(data, kind, rows=4):
+    out = np.zeros((rows,) + data.shape[1:], data.dtype)
+    count = np.zeros(rows)
+    for i, s in zip(IDX, SEG):
+        out[s] += data[i]
+        count[s] += 1
+    scale = count if kind == "mean" else np.sqrt(count)
+    if kind != "sum":
+        out = out / np.where(scale > 0, scale, 1).reshape((-1,) + (1,) * (data.ndim - 1))
+    return out.astype(data.dtype)
+
+
+ROWS = [
+    Row("SparseDenseCwiseMul", lambda v, d: (S.SparseTensor(IND, v, SHAPE) * d).values,
+        lambda v, d: v * _at(d), [[F(4), F(3, 3)], [F(4), F(1, 3)], [F(4), F()]]),
+    Row("SparseDenseCwiseDiv", lambda v, d: (S.SparseTensor(IND, v, SHAPE) / d).values,
+        lambda v, d: v / _at(d), [[F(4), F(3, 1, lo=0.5, hi=2.0)]]),
+    Row("SparseDenseCwiseAdd", lambda v, d: SM.sparse_dense_cwise_add(S.SparseTensor(IND, v, SHAPE), d).values,
+        lambda v, d: v + _at(d), [[F(4), F(3)]], grad=False),
+]
+for _kind, _fn in (("sum", SM.sparse_segment_sum), ("mean", SM.sparse_segment_mean),
+                   ("sqrtn", SM.sparse_segment_sqrt_n)):
+    _type = {"sum": "SparseSegmentSum", "mean": "SparseSegmentMean", "sqrtn": "SparseSegmentSqrtN"}[_kind]
+    ROWS += [
+        Row(_type, lambda x, fn=_fn: fn(x, IDX, SEG), lambda x, k=_kind: _segments(x, k), [[F(4, 2)]]),
+        Row(_type + "WithNumSegments", lambda x, fn=_fn: fn(x, IDX, SEG, num_segments=6),
+            lambda x, k=_kind: _segments(x, k, rows=6), [[F(4, 2)], [F(4)]]),
+    ]
