@@ -297,7 +297,8 @@ class Saver:
                           clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
                           save_debug_info=False):
         """The MetaGraphDef of this saver's graph (written to filename when given)."""
-        return export_meta_graph(filename, graph=self._graph, saver_def=self.as_saver_def(), as_text=as_text,
+        # An empty saver (no variables) exports no SaverDef, as TF1's: TensorFlow rejects one naming no ops.
+        return export_meta_graph(filename, graph=self._graph, saver_def=self.saver_def, as_text=as_text,
                                  collection_list=collection_list, clear_devices=clear_devices)
 
 

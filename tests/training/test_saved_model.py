@@ -222,3 +222,29 @@ def test_main_op_initializes_locals_and_tables_after_the_restore(tmp_path):
         assert tf.saved_model.main_op.main_op().type == "NoOp"
         op = tf.saved_model.main_op.main_op_with_restore(saver.saver_def.restore_op_name)
         assert saver.saver_def.restore_op_name in [c.name for c in op.control_inputs]
+
+
+def test_assets_are_copied_recorded_and_fed_to_the_main_op(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    export = str(tmp_path / "e")
+    asset = tf.constant(str(vocab), name="asset_path")
+    tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, asset)
+    seen = tf.Variable(b"", name="seen", trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = tf.identity(x * 2.0, name="y")
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        tf.saved_model.simple_save(sess, export, {"x": x}, {"y": y},
+                                   legacy_init_op=tf.group(tf.assign(seen, asset), name="init_op"))
+    assert (tmp_path / "e" / "assets" / "vocab.txt").read_text() == "a\nb\n"
+    meta = SavedModelOracle.FromString(open(os.path.join(export, "saved_model.pb"), "rb").read()).meta_graphs[0]
+    assert [(a.tensor_info.name, a.filename) for a in meta.asset_file_def] == [("asset_path:0", "vocab.txt")]
+    packed = meta.collection_def["saved_model_assets"].any_list.value
+    assert len(packed) == 1 and packed[0].type_url.endswith("tensorflow.AssetFileDef")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.saved_model.loader.load(sess, ["serve"], export)
+        # The main op saw the asset's path inside the export, not where the file was at export time.
+        assert sess.run("seen:0") == os.path.join(export, "assets", "vocab.txt").encode()
+    rec = json.load(open(os.path.join(FIXTURES, "tf_reads_lens.json")))
+    assert rec["assets_main_op_saw"] == "assets_model/assets/vocab.txt" and rec["assets_file_text"] == "a\nb\n"

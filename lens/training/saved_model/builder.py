@@ -55,7 +55,7 @@ class SavedModelBuilder:
         self._has_saved_variables = False
         self._tag_sets = []
 
-    def _add_meta_graph(self, meta, tags, signature_def_map, main_op, train_op):
+    def _add_meta_graph(self, meta, tags, signature_def_map, main_op, train_op, assets=()):
         tags = list(tags) if tags is not None else []
         if set(tags) in self._tag_sets:
             raise AssertionError("A MetaGraphDef with tags %s was already added to this SavedModel" % tags)
@@ -67,6 +67,10 @@ class SavedModelBuilder:
             meta.collection_def[constants.MAIN_OP_KEY].node_list.value.append(main_op.name)
         if train_op is not None:
             meta.collection_def[constants.TRAIN_OP_KEY].node_list.value.append(train_op.name)
+        for asset in assets:
+            # As TF1: each asset in asset_file_def and, packed in an Any, in the assets collection.
+            meta.asset_file_def.add().CopyFrom(asset)
+            meta.collection_def[constants.ASSETS_KEY].any_list.value.add().Pack(asset)
         self._saved_model.meta_graphs.add().CopyFrom(meta)
 
     def _saver(self, saver):
@@ -87,7 +91,7 @@ class SavedModelBuilder:
         main_op = main_op if main_op is not None else legacy_init_op
         _check_op(main_op, "main_op")
         _check_op(train_op, "train_op")
-        self._copy_assets(assets_collection)
+        assets = self._copy_assets(assets_collection)
         saver = self._saver(saver)
         variables_dir = os.path.join(self._staging, constants.VARIABLES_DIRECTORY)
         os.makedirs(variables_dir, exist_ok=True)
@@ -95,7 +99,7 @@ class SavedModelBuilder:
             saver.save(sess, os.path.join(variables_dir, constants.VARIABLES_FILENAME), write_meta_graph=False,
                        write_state=False)
         meta = saver.export_meta_graph(clear_devices=clear_devices)
-        self._add_meta_graph(meta, tags, signature_def_map, main_op, train_op)
+        self._add_meta_graph(meta, tags, signature_def_map, main_op, train_op, assets)
         self._has_saved_variables = True
 
     def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None, legacy_init_op=None,
@@ -107,17 +111,19 @@ class SavedModelBuilder:
         _check_signature_map(signature_def_map)
         main_op = main_op if main_op is not None else legacy_init_op
         _check_op(main_op, "main_op")
-        self._copy_assets(assets_collection)
+        assets = self._copy_assets(assets_collection)
         meta = self._saver(saver).export_meta_graph(clear_devices=clear_devices)
-        self._add_meta_graph(meta, tags, signature_def_map, main_op, None)
+        self._add_meta_graph(meta, tags, signature_def_map, main_op, None, assets)
 
     def _copy_assets(self, assets_collection):
-        """Copy asset files (string constants naming files) into assets/ (TF1's assets_collection)."""
+        """Copy asset files into assets/; [AssetFileDef] naming each asset tensor and its file."""
         if not assets_collection:
-            return
+            return []
         from lens.framework import errors
-        assets = os.path.join(self._staging, constants.ASSETS_DIRECTORY)
-        os.makedirs(assets, exist_ok=True)
+        from lens.training.saved_model.utils import build_tensor_info
+        assets_dir = os.path.join(self._staging, constants.ASSETS_DIRECTORY)
+        os.makedirs(assets_dir, exist_ok=True)
+        out = []
         for t in assets_collection:
             value = t.op._attrs.get("value") if t.op.type == "Const" else None
             if value is None:
@@ -125,7 +131,12 @@ class SavedModelBuilder:
                                                   % t.name)
             path = value.item() if hasattr(value, "item") else value
             path = path.decode() if isinstance(path, bytes) else str(path)
-            shutil.copy(path, os.path.join(assets, os.path.basename(path)))
+            if not os.path.isfile(path):
+                raise errors.NotFoundError(None, t.op, "Asset file %s (tensor %s) does not exist" % (path, t.name))
+            shutil.copy(path, os.path.join(assets_dir, os.path.basename(path)))
+            out.append(meta_graph_pb2.AssetFileDef(tensor_info=build_tensor_info(t),
+                                                   filename=os.path.basename(path)))
+        return out
 
     def save(self, as_text=False):
         """Write saved_model.pb (or .pbtxt) and move the export into export_dir; returns the file's path."""

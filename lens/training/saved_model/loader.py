@@ -59,7 +59,17 @@ def _meta_graph_for_tags(sm, tags, export_dir):
                        % (str(sorted(wanted)).strip("[]"), export_dir, available))
 
 
-def _run_init(sess, meta, import_scope):
+def _asset_feeds(meta, export_dir, import_scope):
+    """{asset tensor name: its file in export_dir/assets}, fed to the main op as TF1's loader does."""
+    feeds = {}
+    for asset in meta.asset_file_def:
+        name = asset.tensor_info.name
+        name = "%s/%s" % (import_scope, name) if import_scope else name
+        feeds[name] = os.path.join(export_dir, constants.ASSETS_DIRECTORY, asset.filename).encode("utf-8")
+    return feeds
+
+
+def _run_init(sess, meta, import_scope, feeds):
     """Run the main op (or legacy init op) the export recorded, as TF1's loader."""
     for key in (constants.MAIN_OP_KEY, constants.LEGACY_INIT_OP_KEY):
         if key in meta.collection_def:
@@ -68,7 +78,7 @@ def _run_init(sess, meta, import_scope):
                 raise errors.FailedPreconditionError(None, None, "Expected exactly one %s, found %d"
                                                      % (key, len(names)))
             name = "%s/%s" % (import_scope, names[0]) if import_scope else names[0]
-            sess.run(get_default_graph().as_graph_element(name))
+            sess.run(get_default_graph().as_graph_element(name), feeds or None)
             return
 
 
@@ -84,5 +94,5 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         variables = os.path.join(export_dir, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
         if saver is not None and os.path.exists(variables + ".index"):
             saver.restore(sess, variables)
-        _run_init(sess, meta, import_scope)
+        _run_init(sess, meta, import_scope, _asset_feeds(meta, export_dir, import_scope))
     return meta
