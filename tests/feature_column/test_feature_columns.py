@@ -167,3 +167,22 @@ def test_embedding_max_norm_clips_each_row():
         emb = fc.embedding_column(tags, dimension=2, combiner="sum", initializer=_emb_init, max_norm=0.5)
         return fc.input_layer({"tags": tf.constant(FEATS["tags"])}, [emb])
     np.testing.assert_allclose(_run(build)[0], FIX["embedding_max_norm"]["output"], rtol=1e-6)
+
+
+def test_out_of_vocabulary_buckets_and_identity_default():
+    def build():
+        s_col = fc.categorical_column_with_vocabulary_list("s", ["a", "b"], num_oov_buckets=3)
+        i_col = fc.categorical_column_with_vocabulary_list("i", [10, 20], num_oov_buckets=4)
+        d_col = fc.categorical_column_with_identity("d", 4, default_value=0)
+        return fc.input_layer({"s": tf.constant([["a"], ["zz"], ["hello"]]),
+                               "i": tf.constant([[20], [7], [12345]], tf.int64), "d": tf.constant([[3], [9], [1]])},
+                              [fc.indicator_column(s_col), fc.indicator_column(i_col), fc.indicator_column(d_col)])
+    np.testing.assert_allclose(_run(build)[0], FIX["vocabulary_oov"]["output"])
+
+
+def test_identity_out_of_range_fails_at_run_time():
+    with tf.Graph().as_default():
+        out = fc.input_layer({"d": tf.constant([[1], [7]])}, [fc.indicator_column(
+            fc.categorical_column_with_identity("d", 4))])
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match='column "d"'):
+            sess.run(out)
