@@ -308,6 +308,8 @@
       cardsEl = document.createElement("div");
       cardsEl.className = "cards";
       container.append(statusEl, pinnedEl, cardsEl);
+      const scroller = document.getElementById("dashboards");
+      if (scroller) scroller.addEventListener("scroll", T.noteScroll, {passive: true});
       observer = new IntersectionObserver(onIntersect, {rootMargin: "200px"});
       screenObserver = new IntersectionObserver((entries) => {
         for (const entry of entries) {

@@ -19,8 +19,41 @@ window.lensTsCards = (function () {
     return e;
   }
 
+  // While the grid is scrolling, cards coming into view show the light preview (preview.js,
+  // a few ms) and become plotly charts once the scrolling has stopped, one card per frame:
+  // a plotly chart costs tens of ms, which would drop frames mid-scroll.
+  const SETTLE_MS = 150;
+  let lastScroll = -Infinity;
+  const upgrades = new Set();
+  let upgrading = false;
+  function noteScroll() { lastScroll = performance.now(); }
+  function scheduleUpgrades() {
+    if (upgrading || !upgrades.size) return;
+    upgrading = true;
+    const step = () => {
+      const quiet = performance.now() - lastScroll;
+      if (quiet < SETTLE_MS) { setTimeout(step, SETTLE_MS - quiet); return; }
+      requestAnimationFrame(() => {
+        const card = upgrades.values().next().value;
+        upgrades.delete(card);
+        if (card && card.el.isConnected) card.draw();
+        upgrading = false;
+        scheduleUpgrades();
+      });
+    };
+    step();
+  }
+
   // Plotly when it runs, else the light preview (preview.js) and a redraw once it does.
   function plot(card, data, layout, label) {
+    const scrolling = performance.now() - lastScroll < SETTLE_MS;
+    if (window.Plotly && scrolling && !card.wired) {
+      window.lensPreview.draw(card.plot, data, layout, label);
+      upgrades.add(card);
+      scheduleUpgrades();
+      return Promise.resolve();
+    }
+    upgrades.delete(card);
     if (!window.Plotly) {
       window.lensPreview.draw(card.plot, data, layout, label);
       if (!card.waiting) {
@@ -192,5 +225,5 @@ window.lensTsCards = (function () {
     return card;
   }
 
-  return {create, HEIGHT};
+  return {create, noteScroll, HEIGHT};
 })();
