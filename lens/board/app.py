@@ -23,6 +23,8 @@ DASHBOARD_MODULES = ("timeseries", "scalars", "images", "audio", "graphs", "dist
                      "custom_scalars",
                      "pr_curves",
                      "hparams",
+                     "projector",
+                     "mesh",
                      "profile",
                      "debugger_v2")
 

@@ -40,6 +40,8 @@ ELEMENT_NAMES = {
     "pr_curves": "tf-pr-curve-dashboard",
     "custom_scalars": "tf-custom-scalar-dashboard",
     "hparams": "tf-hparams-dashboard",
+    "projector": "vz-projector-dashboard",
+    "mesh": "mesh-dashboard",
 }
 # Tab names TensorBoard gives that differ from the plugin name.
 TAB_NAMES = {"pr_curves": "PR Curves", "custom_scalars": "Custom Scalars"}

@@ -3,7 +3,11 @@ plugin with their metadata content, tensor series, and each scalar series' last 
 
 DataProvider mixes this in; it relies on the provider's `_lock`, `_store` and `_watcher`."""
 
+import os
+
 import numpy as np
+
+from lens.events.fsio import filesystem
 
 # Blob kinds the store keeps plugin tensors under (see RunStore._tensor).
 _TENSOR_KINDS = ("pr_curves", "tensors")
@@ -39,6 +43,23 @@ class PluginDataMixin:
             kind = "pr_curves" if ("pr_curves", tag) in store.blobs else "tensors"
             items = self._blob(run, kind, tag)  # raises the provider's NotFound
         return [(wall, step, array) for step, wall, array in items]
+
+    def run_dirs(self):
+        """{run: local directory} for runs on the local filesystem, plus '.' for each plain logdir
+        (plugins that read files beside the event files: the projector's config and checkpoints)."""
+        out = {}
+        with self._lock:
+            runs = sorted(self._watcher.stores)
+        for prefix, fs, root in self._watcher.roots:
+            if fs is not filesystem(root)[0] or not os.path.isdir(root):
+                continue
+            if prefix is None:
+                out.update({run: os.path.normpath(os.path.join(root, run)) for run in runs})
+                out.setdefault(".", root)
+            else:
+                out.update({run: os.path.join(root, run[len(prefix) + 1:]) if run != prefix else root
+                            for run in runs if run == prefix or run.startswith(prefix + "/")})
+        return out
 
     def last_scalars(self, runs=None):
         """{run: {tag: (wall_time, step, value)}}: the last point (highest step) of every scalar

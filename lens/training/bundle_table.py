@@ -1,5 +1,8 @@
 """The sorted key/value table behind a checkpoint's `.index` file (TensorFlow's LevelDB-style table).
 
+Reading lives in lens/events/checkpoints/table.py (the board reads checkpoints too); this module
+writes tables and turns read errors into TensorFlow's exceptions.
+
 Layout, as TensorFlow writes it (tensorflow/core/lib/io/table_builder):
 * data blocks: entries `varint32 shared, varint32 unshared, varint32 value_len, key[shared:], value`,
   where `shared` bytes are taken from the previous key; every 16th entry is a restart point with
@@ -15,25 +18,21 @@ import struct
 
 import google_crc32c
 
+from lens.events.checkpoints import table as _read
+from lens.events.checkpoints.table import (FOOTER_SIZE, MAGIC, is_table, mask_crc,  # noqa: F401
+                                           unmask_crc)
 from lens.framework import errors
 
-MAGIC = 0xdb4775248b80fb57
-FOOTER_SIZE = 48
 BLOCK_SIZE = 256 * 1024      # TensorFlow's TableOptions default
 RESTART_INTERVAL = 16
-_NO_COMPRESSION, _SNAPPY = 0, 1
+_NO_COMPRESSION = _read.NO_COMPRESSION
 _U32 = struct.Struct("<I")
 
 
-def mask_crc(crc):
-    """TensorFlow's masked CRC (rotate right 15 bits, add a constant): CRCs of CRCs stay useful."""
-    return (((crc >> 15) | (crc << 17)) + 0xa282ead8) & 0xffffffff
-
-
-def unmask_crc(masked):
-    """The inverse of mask_crc."""
-    rot = (masked - 0xa282ead8) & 0xffffffff
-    return ((rot >> 17) | (rot << 15)) & 0xffffffff
+def _tf_error(exc):
+    """The TensorFlow exception for a TableError from the shared reader."""
+    cls = errors.UnimplementedError if exc.unimplemented else errors.DataLossError
+    return cls(None, None, str(exc))
 
 
 def put_varint(out, value):
@@ -46,16 +45,10 @@ def put_varint(out, value):
 
 def get_varint(buf, pos):
     """(value, next position) of the varint at buf[pos]; DataLossError when it runs off the end."""
-    result, shift = 0, 0
-    while True:
-        if pos >= len(buf) or shift > 63:
-            raise errors.DataLossError(None, None, "truncated or overlong varint in checkpoint index")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7f) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
+    try:
+        return _read.get_varint(buf, pos)
+    except _read.TableError as e:
+        raise _tf_error(e) from None
 
 
 # ------------------------------------------------------------------ writing
@@ -136,68 +129,9 @@ def build_table(items, block_size=BLOCK_SIZE):
 
 
 # ------------------------------------------------------------------ reading
-def _block(data, handle_bytes, path):
-    offset, pos = get_varint(handle_bytes, 0)
-    size, _ = get_varint(handle_bytes, pos)
-    end = offset + size
-    if end + 5 > len(data):
-        raise errors.DataLossError(None, None, "%s: block at %d (+%d) runs past the end of the file (%d bytes); "
-                                   "the index is truncated" % (path, offset, size, len(data)))
-    contents, kind = data[offset:end], data[end]
-    stored = _U32.unpack_from(data, end + 1)[0]
-    actual = google_crc32c.extend(google_crc32c.value(contents), bytes([kind]))
-    if unmask_crc(stored) != actual:
-        raise errors.DataLossError(None, None, "%s: checksum mismatch in the block at offset %d (stored %#x, "
-                                   "computed %#x): the index file is corrupt" % (path, offset, unmask_crc(stored),
-                                                                                 actual))
-    if kind == _SNAPPY:
-        raise errors.UnimplementedError(None, None, "%s: snappy-compressed table blocks are not supported" % path)
-    if kind != _NO_COMPRESSION:
-        raise errors.DataLossError(None, None, "%s: unknown block compression type %d" % (path, kind))
-    return contents
-
-
-def _entries(contents, path):
-    """The (key, value) pairs of one block, in order."""
-    if len(contents) < 4:
-        raise errors.DataLossError(None, None, "%s: block too short (%d bytes)" % (path, len(contents)))
-    num_restarts = _U32.unpack_from(contents, len(contents) - 4)[0]
-    limit = len(contents) - 4 * (num_restarts + 1)
-    if limit < 0:
-        raise errors.DataLossError(None, None, "%s: block claims %d restart points" % (path, num_restarts))
-    out, pos, key = [], 0, b""
-    while pos < limit:
-        shared, pos = get_varint(contents, pos)
-        unshared, pos = get_varint(contents, pos)
-        vlen, pos = get_varint(contents, pos)
-        if shared > len(key) or pos + unshared + vlen > limit:
-            raise errors.DataLossError(None, None, "%s: bad entry at block offset %d" % (path, pos))
-        key = key[:shared] + bytes(contents[pos:pos + unshared])
-        pos += unshared
-        out.append((key, bytes(contents[pos:pos + vlen])))
-        pos += vlen
-    return out
-
-
 def read_table(data, path="<table>"):
     """All (key, value) pairs of the table in data (the whole file's bytes), in key order."""
-    if len(data) < FOOTER_SIZE:
-        raise errors.DataLossError(None, None, "%s is too short (%d bytes) to be a checkpoint index table"
-                                   % (path, len(data)))
-    footer = data[len(data) - FOOTER_SIZE:]
-    if struct.unpack_from("<Q", footer, FOOTER_SIZE - 8)[0] != MAGIC:
-        raise errors.DataLossError(None, None, "%s is not a checkpoint index table (bad magic number)" % path)
-    _, pos = get_varint(footer, 0)
-    _, pos = get_varint(footer, pos)          # skip the meta-index handle
-    index_offset, pos = get_varint(footer, pos)
-    index_size, _ = get_varint(footer, pos)
-    index_handle = _handle(index_offset, index_size)
-    out = []
-    for _, handle in _entries(_block(data, index_handle, path), path):
-        out.extend(_entries(_block(data, handle, path), path))
-    return out
-
-
-def is_table(data):
-    """True when data ends with the table magic number."""
-    return len(data) >= FOOTER_SIZE and struct.unpack_from("<Q", data, len(data) - 8)[0] == MAGIC
+    try:
+        return _read.read_table(data, path)
+    except _read.TableError as e:
+        raise _tf_error(e) from None

@@ -1,0 +1,55 @@
+"""lens's own projector and mesh answers: per-item problems, projections (PCA against an SVD)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import load_provider
+from lens.board import projector_math
+from lens.board.app import create_app
+
+LOGDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "projector_logdir")
+P = "/data/plugin/projector"
+
+
+@pytest.fixture(scope="module")
+def client():
+    return create_app(load_provider(LOGDIR)).test_client()
+
+
+def test_problems_name_each_bad_item_and_the_rest_loads(client):
+    got = client.get(P + "/problems").get_json()
+    assert "nowhere.ckpt" in got["runs"]["missing_ckpt"] and "not found" in got["runs"]["missing_ckpt"]
+    rows = got["embeddings"]["bad_rows"][0]
+    assert rows["tensor"] == "vectors" and "3 rows but tensor vectors has 5 points" in rows["error"]
+    assert [e["tensor"] for e in got["embeddings"]["words"]] == ["missing/tensor"]
+    assert sorted(client.get(P + "/runs").get_json()) == ["bad_rows", "files", "tf_ckpt", "words"]
+    assert len(client.get(P + "/tensor?run=bad_rows&name=vectors").get_data()) == 5 * 3 * 4
+
+
+def test_mesh_faces_out_of_range_is_a_problem_of_that_mesh_only(client):
+    broken = client.get("/data/plugin/mesh/problems?run=mesh&tag=broken").get_json()
+    assert "faces index vertex 4, but the mesh has 4 vertices" in broken["0"]
+    assert client.get("/data/plugin/mesh/problems?run=mesh&tag=tetra").get_json() == {}
+
+
+def test_pca_matches_an_svd():
+    x = np.random.RandomState(0).randn(200, 16) @ np.random.RandomState(1).randn(16, 16)
+    points, variance = projector_math.pca(x, 3)
+    centered = x - x.mean(axis=0)
+    u, s, vt = np.linalg.svd(centered, full_matrices=False)
+    reference = u[:, :3] * s[:3]
+    np.testing.assert_allclose(np.abs(points), np.abs(reference), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(variance, (s[:3] ** 2) / (s ** 2).sum(), rtol=1e-6)
+
+
+def test_projection_route_and_optional_methods(client):
+    got = client.get(P + "/projection?run=words&name=word_embedding&dims=2").get_json()
+    assert np.asarray(got["points"]).shape == (8, 2) and len(got["variance"]) == 2
+    methods = client.get(P + "/methods").get_json()
+    assert methods["pca"] is True
+    if not methods["tsne"]:
+        answer = client.get(P + "/projection?run=words&name=word_embedding&method=tsne")
+        assert answer.status_code == 400 and "lens[projector]" in answer.get_json()["error"]
+    assert client.get(P + "/projection?run=words&name=word_embedding&dims=5").status_code == 400
