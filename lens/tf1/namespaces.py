@@ -158,7 +158,8 @@ feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
 estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.estimator.inputs"})
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup": "lens.tf1.namespaces.contrib_lookup", "estimator": "lens.estimator.contrib",
-                                        "rnn": "lens.rnn.rnn_cell"})
+                                        "rnn": "lens.rnn.rnn_cell",
+                                        "tensorboard": "lens.plugins.contrib_tensorboard"})
 # TF's python/platform: tf.logging, tf.app (with tf.app.flags), tf.flags (absl.flags), tf.test, tf.resource_loader.
 logging = LazyNamespace("logging", ["lens.platform.tf_logging"])
 app = LazyNamespace("app", ["lens.platform.app"])
