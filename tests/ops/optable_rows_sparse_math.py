@@ -45,3 +45,25 @@ for _kind, _fn in (("sum", SM.sparse_segment_sum), ("mean", SM.sparse_segment_me
         Row(_type + "WithNumSegments", lambda x, fn=_fn: fn(x, IDX, SEG, num_segments=6),
             lambda x, k=_kind: _segments(x, k, rows=6), [[F(4, 2)], [F(4)]]),
     ]
+
+from lens.ops import sparse_misc as SX  # noqa: E402 - rows of the sparse-result reductions and sparse_matmul
+
+RIND = [[0, 1], [1, 0], [1, 2]]        # row 2 holds nothing
+
+
+def _reduce_sparse_ref(v, fn):
+    dense = {0: [v[0]], 1: [v[1], v[2]]}
+    return [np.array([[0], [1]], np.int64), np.array([fn(dense[0]), fn(dense[1])], v.dtype),
+            np.array([3], np.int64)]
+
+
+ROWS += [
+    Row("SparseReduceSumSparse", lambda v: [(sp := SX.sparse_reduce_sum_sparse(S.SparseTensor(RIND, v, SHAPE), 1))
+                                            .indices, sp.values, sp.dense_shape],
+        lambda v: _reduce_sparse_ref(v, np.sum), [[F(3)]], grad=False),
+    Row("SparseReduceMaxSparse", lambda v: [(sp := SX.sparse_reduce_max_sparse(S.SparseTensor(RIND, v, SHAPE), 1))
+                                            .indices, sp.values, sp.dense_shape],
+        lambda v: _reduce_sparse_ref(v, np.max), [[F(3)]], grad=False),
+    Row("SparseMatMul", lambda a, b: SX.sparse_matmul(a, b, transpose_b=True, b_is_sparse=True),
+        lambda a, b: a @ b.T, [[F(2, 3), F(4, 3)]], dtypes=("float32",)),
+]

@@ -209,7 +209,6 @@ def variable_updates(tf, extra):
     return {"_ops": ops, "_vars": [v, w]}
 
 
-CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math]
 
 
 def value_json(v):
@@ -276,3 +275,24 @@ def run_errors(tf, extra):
                 except Exception as e:  # noqa: BLE001
                     out[name] = ["run", type(e).__name__]
     return out
+
+
+def sparse_misc(tf, extra):
+    a = tf.SparseTensor(sorted(IND) + [[2, 2]], tf.constant(VALS + [-4.0], tf.float64), [3, 4])
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([3, 1, 0], tf.int64), [2, 2])
+    vals = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([0.5, 1.5, -1.0]), [2, 2])
+    x = tf.constant(np.linspace(-1.0, 1.0, 6).reshape(2, 3), tf.float32)
+    y = tf.constant(np.linspace(0.0, 2.0, 12).reshape(3, 4), tf.float32)
+    slices = tf.IndexedSlices(tf.constant([[1.0], [2.0], [3.0]]), tf.constant([4, 7, 9]), tf.constant([10, 1]))
+    masked = tf.sparse_mask(slices, [7])
+    prod = tf.sparse_matmul(x, y, a_is_sparse=True)
+    gx = tf.gradients(tf.reduce_sum(prod ** 2), x)[0]
+    return {"sum_sparse_1": tf.sparse.reduce_sum_sparse(a, 1), "max_sparse_0": tf.sparse.reduce_max_sparse(a, 0),
+            "sum_sparse_all": tf.sparse.reduce_sum_sparse(a),
+            "sum_sparse_keep": tf.sparse.reduce_sum_sparse(a, 1, keepdims=True),
+            "merge": tf.sparse_merge(ids, vals, 4), "mask_values": masked.values, "mask_indices": masked.indices,
+            "matmul": prod, "d_matmul": gx}
+
+
+CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
+         sparse_misc]
