@@ -62,6 +62,13 @@ def test_hover_names_the_step_and_bucket(page, tbx_server):
     assert text.startswith("step 100")
     numbers = [float(v) for v in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", text.split("step 100")[1])]
     assert np.allclose(numbers, [left, right, count], rtol=1e-3, atol=1e-3)
+    # Step-linked hover: the other runs' histograms outline step 100 too.
+    other = "#dashboard-histograms .histogram-card[data-run='lr_0.01'] .js-plotly-plot"
+    widths = f"""el => Object.fromEntries(el.data.map(t => [t.name, t.line.width]))"""
+    assert wait_until(lambda: page.eval_on_selector(other, widths)["step 100"] == 3)
+    assert page.eval_on_selector(other, widths)["step 80"] == 1
+    page.mouse.move(1, 1)
+    assert wait_until(lambda: page.eval_on_selector(other, widths)["step 100"] == 1)
     assert page.errors == []
 
 

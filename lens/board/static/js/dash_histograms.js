@@ -27,6 +27,9 @@
     const data = H.traces(rows, ctx.runColor(card.run), drawMode, S.isDark());
     const layout = H.layout(drawMode);
     await C.drawChart(card, data, layout, card.tag + " (" + card.run + ")");
+    // Link hovers once plotly has drawn the card (now, or when it has started).
+    if (window.Plotly) H.link(card.plot);
+    else C.whenPlotly().then(() => setTimeout(() => H.link(card.plot), 0), () => {});
   }
 
   window.lens.registerDashboard({

@@ -64,7 +64,8 @@ window.lensHisto = (function () {
     const age = (i) => steps.length > 1 ? 1 - i / (steps.length - 1) : 0;  // 1 oldest, 0 newest
     if (mode === "overlay") {
       return steps.map((h, i) => ({type: "scatter", mode: "lines", x: centers, y: h.counts,
-        name: "step " + h.step, meta: {step: h.step}, customdata: binInfo(h.counts),
+        name: "step " + h.step, meta: {step: h.step, width: i === steps.length - 1 ? 2 : 1},
+        customdata: binInfo(h.counts),
         line: {color: C.tint(color, 0.8 * age(i)), width: i === steps.length - 1 ? 2 : 1},
         hovertemplate: hover(h.step)}));
     }
@@ -78,7 +79,7 @@ window.lensHisto = (function () {
       return {type: "scatter", mode: "lines", x: [edges[0], ...centers, edges[BINS]],
         y: [h.step, ...ys, h.step], fill: "toself", fillcolor: fill, hoveron: "points",
         line: {color: C.tint(color, 0.5 * age(i)), width: 1}, name: "step " + h.step,
-        meta: {step: h.step}, customdata: [[edges[0], edges[0], 0], ...binInfo(h.counts),
+        meta: {step: h.step, width: 1}, customdata: [[edges[0], edges[0], 0], ...binInfo(h.counts),
           [edges[BINS], edges[BINS], 0]],
         hovertemplate: hover(h.step)};
     });
@@ -103,5 +104,34 @@ window.lensHisto = (function () {
     return points.map((p) => [p.wallTime, p.step, p.bins.map((b) => [b.min, b.max, b.count])]);
   }
 
-  return {BINS, rebin, binned, traces, layout, fromTimeSeries};
+  // Step-linked hover: hovering a step in one histogram outlines that step in every other
+  // histogram on screen (the others are restyled only; the hovered chart keeps its hover).
+  const linked = new Set();
+  let current = null;
+  function link(plot) {
+    if (linked.has(plot) || !plot.on) return;
+    linked.add(plot);
+    plot.on("plotly_hover", (ev) => {
+      const p = ev.points && ev.points[0];
+      highlight(plot, p && p.data.meta ? p.data.meta.step : null);
+    });
+    plot.on("plotly_unhover", () => highlight(plot, null));
+  }
+  function onScreen(el) {
+    const r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight && r.width > 0;
+  }
+  function highlight(source, step) {
+    if (step === current) return;
+    current = step;
+    for (const el of [...linked]) {
+      if (!el.isConnected) { linked.delete(el); continue; }
+      if (el === source || !el.data || !onScreen(el)) continue;
+      const widths = el.data.map((t) => (t.meta && t.meta.step === step ? 3 :
+        (t.meta && t.meta.width) || 1));
+      window.Plotly.restyle(el, {"line.width": widths});
+    }
+  }
+
+  return {BINS, rebin, binned, traces, layout, fromTimeSeries, link};
 })();

@@ -156,7 +156,7 @@ window.lensTsCards = (function () {
       const data = H.traces(card.rows, env.runColor(card.run), mode, S.isDark());
       return plot(card, data, H.layout(mode, {height: height(card)}), card.tag + " (" + card.run + ")");
     };
-    card.wire = () => {};
+    card.wire = () => H.link(card.plot);
     card.dispose = () => {};
   }
 
