@@ -1,5 +1,6 @@
 """String hashing ops with TensorFlow's FarmHash fingerprints: string_to_hash_bucket_fast,
 fingerprint-based crossing of id columns (what crossed feature columns compute)."""
+import functools
 import itertools
 
 import numpy as np
@@ -20,12 +21,18 @@ def _as_bytes(s):
     return s.encode("utf-8") if isinstance(s, str) else bytes(s)
 
 
+@functools.lru_cache(maxsize=65536)
+def _fingerprint(data):
+    # Feature values repeat from batch to batch: hash each distinct string once.
+    return fingerprint64(data)
+
+
 def _bucket_make(op, ctx):
     n = op._attrs["num_buckets"]
 
     def run(x):
         arr = np.asarray(x, dtype=object)
-        flat = [fingerprint64(_as_bytes(s)) % n for s in arr.reshape(-1)]
+        flat = [_fingerprint(_as_bytes(s)) % n for s in arr.reshape(-1)]
         return np.asarray(flat, dtype=np.int64).reshape(arr.shape)
     return run
 
@@ -49,7 +56,7 @@ def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - T
 def _feature_hash(value):
     # Strings hash by their fingerprint; integer ids enter the cross as their own 64-bit value.
     if isinstance(value, (bytes, str)):
-        return fingerprint64(_as_bytes(value))
+        return _fingerprint(_as_bytes(value))
     return int(value) & ((1 << 64) - 1)
 
 
