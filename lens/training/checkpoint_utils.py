@@ -1,13 +1,15 @@
 """tf.train.load_checkpoint / load_variable / list_variables / init_from_checkpoint and warm_start."""
 import os
 import re
+import time
 
 from lens.framework import errors
 from lens.framework.graph import GraphKeys, get_default_graph
 from lens.training.checkpoint_reader import CheckpointReader
 from lens.training.saver_format import latest_checkpoint
 
-__all__ = ["load_checkpoint", "load_variable", "list_variables", "init_from_checkpoint", "warm_start"]
+__all__ = ["load_checkpoint", "load_variable", "list_variables", "init_from_checkpoint", "warm_start",
+           "checkpoints_iterator"]
 
 
 def _prefix(ckpt_dir_or_file):
@@ -149,3 +151,35 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     for var in chosen:
         assignment[var_name_to_prev_var_name.get(var.op.name, var.op.name)] = var
     init_from_checkpoint(ckpt_to_initialize_from, assignment)
+
+
+def _wait_for_new_checkpoint(checkpoint_dir, last_checkpoint, seconds_to_sleep, timeout):
+    """The newest checkpoint prefix once it differs from last_checkpoint, or None after timeout seconds."""
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is not None and path != last_checkpoint:
+            return path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yield each new checkpoint prefix of checkpoint_dir as it appears (tf.train.checkpoints_iterator).
+
+    Waits at most timeout seconds for the next one; then stops, unless timeout_fn() returns False.
+    """
+    last = None
+    while True:
+        path = _wait_for_new_checkpoint(checkpoint_dir, last, min(1.0, timeout) if timeout else 1.0, timeout)
+        if path is None:
+            if timeout_fn is None or timeout_fn():
+                return
+            continue
+        start = time.time()
+        last = path
+        yield path
+        left = start + min_interval_secs - time.time()
+        if left > 0:
+            time.sleep(left)

@@ -23,13 +23,15 @@ from lens.training.checkpoint_utils import (init_from_checkpoint, list_variables
                                             load_variable)
 from lens.training.meta_graph import export_meta_graph
 from lens.training.saver_format import (CheckpointState, _atomic_write, checkpoint_exists, get_checkpoint_mtimes,  # noqa: F401
-                                        get_checkpoint_state, latest_checkpoint, remove_checkpoint,
-                                        update_checkpoint_state)
+                                        generate_checkpoint_state_proto, get_checkpoint_state, latest_checkpoint,
+                                        remove_checkpoint, update_checkpoint_state)
 
 __all__ = ["Saver", "write_graph", "export_meta_graph", "NewCheckpointReader",
            "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable", "CheckpointState",
            "checkpoint_exists", "get_checkpoint_mtimes", "get_checkpoint_state", "latest_checkpoint",
-           "remove_checkpoint", "update_checkpoint_state"]
+           "remove_checkpoint", "update_checkpoint_state", "generate_checkpoint_state_proto", "SaverDef"]
+
+SaverDef = saver_pb2.SaverDef
 
 
 def _saveable_items(var_list):

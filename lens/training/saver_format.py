@@ -32,7 +32,7 @@ from lens.framework import errors
 from lens.framework import dtypes as _dt
 
 __all__ = ["latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state", "CheckpointState",
-           "checkpoint_exists", "get_checkpoint_mtimes", "remove_checkpoint"]
+           "checkpoint_exists", "get_checkpoint_mtimes", "remove_checkpoint", "generate_checkpoint_state_proto"]
 
 FORMAT, VERSION = "lens-checkpoint", 1
 
@@ -185,10 +185,10 @@ def _state_path(checkpoint_dir, latest_filename):
     return os.path.join(checkpoint_dir, latest_filename or "checkpoint")
 
 
-def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
-                            latest_filename=None, all_model_checkpoint_timestamps=None,
-                            last_preserved_timestamp=None, save_relative_paths=False):
-    """Write the `checkpoint` file; the model path is always the last of all paths."""
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None,
+                                    save_relative_paths=False):
+    """The CheckpointState `checkpoint` files hold; the model path is always the last of all paths."""
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
@@ -198,8 +198,17 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
         if save_relative_paths or not os.path.isabs(p):
             return os.path.relpath(p, save_dir) if os.path.isabs(p) == os.path.isabs(save_dir) else p
         return p
-    state = CheckpointState(rel(model_checkpoint_path), [rel(p) for p in paths],
-                            all_model_checkpoint_timestamps or (), last_preserved_timestamp or 0.0)
+    return CheckpointState(rel(model_checkpoint_path), [rel(p) for p in paths],
+                           all_model_checkpoint_timestamps or (), last_preserved_timestamp or 0.0)
+
+
+def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                            latest_filename=None, all_model_checkpoint_timestamps=None,
+                            last_preserved_timestamp=None, save_relative_paths=False):
+    """Write the `checkpoint` file; the model path is always the last of all paths."""
+    state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+                                            all_model_checkpoint_timestamps, last_preserved_timestamp,
+                                            save_relative_paths)
     _atomic_write(_state_path(save_dir, latest_filename), str(state))
 
 

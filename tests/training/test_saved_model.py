@@ -60,6 +60,8 @@ def test_simple_save_layout_parsed_with_tensorboard_protos_and_reloaded(tmp_path
     assert sm.saved_model_schema_version == 1 and len(sm.meta_graphs) == 1
     meta = sm.meta_graphs[0]
     assert list(meta.meta_info_def.tags) == ["serve"]
+    assert (tf.saved_model.VARIABLES_DIRECTORY, tf.saved_model.SAVED_MODEL_FILENAME_PB) == ("variables",
+                                                                                            "saved_model.pb")
     sig = meta.signature_def["serving_default"]
     assert sig.method_name == "tensorflow/serving/predict"
     assert sig.inputs["x"].name == "x:0" and sig.inputs["x"].dtype == tb_types_pb2.DT_FLOAT

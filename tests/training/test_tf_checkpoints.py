@@ -226,3 +226,26 @@ def test_import_meta_graph_brings_back_global_step_and_train_op(tmp_path):
             sess.run(train_op)
             assert sess.run(step) == 2
             np.testing.assert_allclose(sess.run("w:0"), np.array([1.0, 2.0]) * 0.8 * 0.8)
+
+
+def test_checkpoints_iterator_yields_each_new_checkpoint_then_times_out(tmp_path):
+    import threading
+    v = tf.Variable(1.0, name="v")
+    saver = tf.train.Saver()
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    saver.save(sess, str(tmp_path / "m"), global_step=1)
+    later = threading.Timer(0.3, lambda: saver.save(sess, str(tmp_path / "m"), global_step=2))
+    later.start()
+    seen = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=1.5))
+    later.join()
+    sess.close()
+    assert [os.path.basename(p) for p in seen] == ["m-1", "m-2"]
+    calls = []
+    assert list(tf.train.checkpoints_iterator(str(tmp_path / "none"), timeout=0.1,
+                                              timeout_fn=lambda: calls.append(1) or len(calls) >= 2)) == []
+    assert len(calls) == 2
+    state = tf.train.generate_checkpoint_state_proto(str(tmp_path), str(tmp_path / "m-2"),
+                                                     [str(tmp_path / "m-1")])
+    assert state.all_model_checkpoint_paths == [str(tmp_path / "m-1"), str(tmp_path / "m-2")]
+    assert tf.train.SaverDef(version=tf.train.SaverDef.V2).version == 2

@@ -1,6 +1,8 @@
 """File names and collection keys of a SavedModel directory (tf.saved_model.constants)."""
 ASSETS_DIRECTORY = "assets"
 ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
 EXTRA_ASSETS_DIRECTORY = "assets.extra"
 LEGACY_INIT_OP_KEY = "legacy_init_op"
 MAIN_OP_KEY = "saved_model_main_op"
