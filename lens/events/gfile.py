@@ -208,10 +208,10 @@ def makedirs(path):
 
 
 def mkdir(path):
-    """Create one directory (its parent must exist); AlreadyExistsError when it exists."""
+    """Create one directory (its parent must exist); nothing happens when the path exists (as TF 2.21)."""
     fs, p = _url_fs(path)
     if exists(path):
-        raise errors.AlreadyExistsError(None, None, "%s; File exists" % path)
+        return
     try:
         fs.mkdir(p, create_parents=False) if fs is not None else os.mkdir(p)
     except FileNotFoundError:
