@@ -13,6 +13,7 @@ from lens.ops import control_flow_nest as nest
 from lens.ops.control_flow_region import (SubPlan, append_output, externals, is_auto_zero,
                                                  trace)
 from lens.framework.registry import register_op
+from lens.ops.tensor_array import TensorArray
 from lens.framework.tensor_shape import TensorShape, unknown_shape
 
 
@@ -201,6 +202,8 @@ def _leaf(x, what):
     if x is None:
         raise ValueError("%s returned None inside its results; every result must be a Tensor, "
                          "an Operation or convertible to a Tensor." % what)
+    if isinstance(x, TensorArray):
+        return x.flow         # a TensorArray goes through as its flow and is rebuilt after the Merge
     return convert_to_tensor(x)
 
 
@@ -253,6 +256,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         op = make_if(pred, [(ops_t, flat_t), (ops_f, flat_f)], scope)
         from lens.ops.core import identity
         merged = [identity(t, name="Merge") for t in op._outputs[:len(flat_t)]]
+        merged = [r._with_flow(m) if isinstance(r, TensorArray) else m
+                  for r, m in zip(nest.flatten(res_t), merged)]
     return nest.pack_sequence_as(res_t, merged)
 
 

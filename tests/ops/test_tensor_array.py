@@ -105,3 +105,21 @@ def test_map_fn_and_scan_ride_on_tensor_arrays():
     np.testing.assert_array_equal(d, v * 2)
     np.testing.assert_array_equal(s, np.cumsum(v[::-1], axis=0)[::-1])
     np.testing.assert_array_equal(gr, 2.0 + 2.0 * np.arange(1, 7)[:, None] * np.ones((6, 2)))
+
+
+def test_tensor_arrays_through_cond_inside_while_with_gradients():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+
+        def body(i, acc):
+            acc = tf.cond(tf.equal(i % 2, 0), lambda: acc.write(i, x * tf.cast(i, tf.float64)),
+                          lambda: acc.write(i, -x))
+            assert isinstance(acc, tf.TensorArray)
+            return i + 1, acc
+        _, out = tf.while_loop(lambda i, acc: i < 4, body, (0, tf.TensorArray(tf.float64, size=4)))
+        z = tf.reduce_sum(out.stack() ** 2)
+        gz = tf.gradients(z, x)[0]
+        with tf.Session() as sess:
+            got_z, got_g = sess.run([z, gz], {x: [1.0, 2.0, 3.0]})
+    assert got_z == 84.0                                   # 0, -x, 2x, -x squared and summed
+    np.testing.assert_allclose(got_g, 12.0 * np.array([1.0, 2.0, 3.0]))
