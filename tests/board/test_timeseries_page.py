@@ -99,7 +99,7 @@ def test_pins_are_kept_in_the_url_and_local_storage(page, browser, tbx_server):
     assert page.errors == []
 
 
-def test_step_selection_table_and_range_mode(page, tbx_server):
+def test_step_selection_table_range_mode_fullscreen_and_settings(page, tbx_server):
     open_ts(page, tbx_server)
     drawn(page, LOSS)
     click_step(page, LOSS, 50)
@@ -128,12 +128,13 @@ def test_step_selection_table_and_range_mode(page, tbx_server):
     assert shapes == 3
     page.click(f"{LOSS} .ts-clear-selection")
     assert wait_until(lambda: table(page, LOSS) == [])
+    # The same page: full screen, then a setting change redrawing the card.
+    check_fullscreen_card(page)
+    check_setting_changes_redraw_the_cards(page)
     assert page.errors == []
 
 
-def test_fullscreen_card(page, tbx_server):
-    open_ts(page, tbx_server)
-    drawn(page, LOSS)
+def check_fullscreen_card(page):
     page.click(f"{LOSS} .ts-fullscreen-btn")
     assert wait_until(lambda: page.eval_on_selector(
         f"{LOSS} .js-plotly-plot", "el => el._fullLayout.height") > 500)
@@ -142,7 +143,6 @@ def test_fullscreen_card(page, tbx_server):
     page.keyboard.press("Escape")
     assert wait_until(lambda: page.eval_on_selector(
         f"{LOSS} .js-plotly-plot", "el => el._fullLayout.height") == 260)
-    assert page.errors == []
 
 
 def test_cards_render_only_when_scrolled_into_view(page, tbx_server):
@@ -155,8 +155,7 @@ def test_cards_render_only_when_scrolled_into_view(page, tbx_server):
     assert page.errors == []
 
 
-def test_setting_changes_redraw_the_cards(page, tbx_server):
-    open_ts(page, tbx_server)
+def check_setting_changes_redraw_the_cards(page):
     page.click("#settings-toggle")
     drawn(page, LOSS)
     smoothed = "el => el.data.filter(t => !t.meta.raw).map(t => Array.from(t.y))"
@@ -167,7 +166,6 @@ def test_setting_changes_redraw_the_cards(page, tbx_server):
     after = page.eval_on_selector(f"{LOSS} .js-plotly-plot", smoothed)
     assert after != before
     assert np.isclose(after[0][50], loss_value(0, 50), rtol=1e-4)  # unsmoothed now
-    assert page.errors == []
 
 
 def test_images_scale_to_the_card_with_crisp_pixels(page, tbx_server):
