@@ -115,3 +115,22 @@ def test_new_images_appear_and_a_moved_slider_stays(page, live):
     run.write(20)                               # images at 80, 90
     assert wait_until(lambda: page.get_attribute(IMAGE, "data-step") == "90", timeout=20)
     assert page.errors == []
+
+
+def test_time_series_cards_follow_new_data_and_keep_the_step_selection(page, live):
+    base, run = live
+    card = ".ts-card[data-kind='scalars'][data-tag='train/loss']"
+    page.goto(f"{base}/")
+    page.wait_for_selector(f"{card} .js-plotly-plot .scatterlayer .trace")
+    steps = f"""() => {{ const el = document.querySelector("{card} .js-plotly-plot");
+        const t = el.data.find(t => !t.meta.raw); return Number(t.text[t.text.length - 1]); }}"""
+    assert wait_until(lambda: page.evaluate(steps) == 49)
+    page.evaluate(f"""() => {{ const el = document.querySelector("{card} .js-plotly-plot");
+        el.emit("plotly_click", {{points: [{{data: el.data.find(t => !t.meta.raw),
+                                             pointIndex: 20}}]}}); }}""")
+    row = f"{card} .ts-data-table tbody tr .dt-step"
+    assert wait_until(lambda: page.locator(row).count() == 1 and page.text_content(row) == "20")
+    run.write(50)
+    assert wait_until(lambda: page.evaluate(steps) == 99, timeout=20)
+    assert page.text_content(row) == "20"
+    assert page.errors == []

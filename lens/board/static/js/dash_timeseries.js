@@ -188,6 +188,10 @@
     catch (e) { statusEl.textContent = "Could not load cards: " + e.message; return; }
     await Promise.all(batch.map((card, i) => {
       if (answers[i].error) { card.body.textContent = answers[i].error; return null; }
+      // A reload that brought nothing new for a drawn card leaves it alone (no redraw).
+      const text = JSON.stringify(answers[i].runToSeries) + "|" + JSON.stringify(card.request());
+      if (card.loaded && !card.dirty && text === card.answerText) { card.stale = false; return null; }
+      card.answerText = text;
       card.receive(answers[i]);
       card.loaded = true;
       card.stale = false;
