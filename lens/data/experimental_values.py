@@ -120,7 +120,7 @@ def _cardinality(v):
         return 1
     if t is V.Range:
         return len(range(v.start, v.stop, v.step)) if hasattr(v, "start") else None
-    if t in (V.Map, V.Shuffle, V.Cache):
+    if t in (V.Shuffle, V.Cache, Scan):     # TF1's map does not keep cardinality (UNKNOWN, as TF says)
         return _cardinality(v.inp)
     if t is V.Zip:
         sizes = [_cardinality(d) for d in v.inputs]

@@ -26,7 +26,7 @@ class FixedLengthRecords(DatasetValue):
     def iterate(self):
         for path in self.files:
             for _, rec in record_sources.fixed_length_records(path, self.record, self.header, self.footer, 0,
-                                                              self.compression):
+                                                              self.compression, exact=True):
                 yield (np.array(rec, dtype=object),)
 
 

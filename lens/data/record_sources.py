@@ -54,13 +54,22 @@ def text_lines(path, skip_header_lines=0, compression=""):
             yield "%s:%d" % (path, number), line.replace(b"\r", b"")
 
 
-def fixed_length_records(path, record_bytes, header_bytes=0, footer_bytes=0, hop_bytes=0, compression=""):
-    """('path:index', record) for each record_bytes record between header and footer (hop_bytes apart if > 0)."""
+def fixed_length_records(path, record_bytes, header_bytes=0, footer_bytes=0, hop_bytes=0, compression="",
+                         exact=False):
+    """('path:index', record) for each record_bytes record between header and footer (hop_bytes apart if > 0).
+
+    exact: the body must hold a whole number of records (FixedLengthRecordDataset); the reader drops a short tail."""
     if record_bytes <= 0:
         raise errors.InvalidArgumentError(None, None, "record_bytes must be > 0, got %d" % record_bytes)
     with _open(path, compression) as f:
         data = f.read()
     end = len(data) - footer_bytes
+    body = end - header_bytes
+    if exact and body % record_bytes:
+        raise errors.InvalidArgumentError(
+            None, None, 'Excluding the header (%d bytes) and footer (%d bytes), input file "%s" has body length %d '
+            "bytes, which is not an exact multiple of the record length (%d bytes)." % (
+                header_bytes, footer_bytes, path, body, record_bytes))
     step = hop_bytes if hop_bytes > 0 else record_bytes
     index, start = 0, header_bytes
     while start + record_bytes <= end:
