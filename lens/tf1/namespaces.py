@@ -149,6 +149,8 @@ io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.
     "gfile": io_gfile, "match_filenames_once": "lens.training.input.match_filenames_once",
     "write_graph": "lens.training.saver.write_graph",
     "decode_csv": "lens.ops.string_csv.decode_csv",
+    **{n: "lens.ops.sparse_serialize." + n for n in ("serialize_sparse", "serialize_many_sparse",
+                                                     "deserialize_many_sparse")},
     "decode_raw": "lens.ops.string_ops.decode_raw"})
 debugging = LazyNamespace("debugging", ["lens.ops.control_flow"], {
     "experimental": "lens.dbg.dumping_callback"})

@@ -67,3 +67,39 @@ ROWS += [
     Row("SparseMatMul", lambda a, b: SX.sparse_matmul(a, b, transpose_b=True, b_is_sparse=True),
         lambda a, b: a @ b.T, [[F(2, 3), F(4, 3)]], dtypes=("float32",)),
 ]
+
+from lens.ops import sparse_serialize as SZ  # noqa: E402 - rows of the serialization ops
+from optable_lib import custom  # noqa: E402
+
+
+def _tb_array(blob):
+    """Decode one serialized TensorProto with TensorBoard's own proto and tensor_util (the real reader)."""
+    from tensorboard.compat.proto import tensor_pb2
+    from tensorboard.util import tensor_util
+    proto = tensor_pb2.TensorProto()
+    proto.ParseFromString(blob)
+    return tensor_util.make_ndarray(proto)
+
+
+def _check_serialization():
+    import lens as tf
+    with tf.Graph().as_default() as g:
+        sp = S.SparseTensor([[0, 1, 0], [2, 0, 1]], np.array([1.5, -2.0], np.float32), [3, 2, 2])
+        many = SZ.serialize_many_sparse(sp)
+        one = SZ.serialize_sparse(sp)
+        back = SZ.deserialize_many_sparse(many, tf.float32, rank=3)
+        assert {"SerializeSparse", "SerializeManySparse", "DeserializeManySparse"} <= {o.type for o in g.get_operations()}
+        with tf.Session() as sess:
+            got_many, got_one, got_back = sess.run([many, one, back])
+    assert got_many.shape == (3, 3) and got_one.shape == (3,)
+    np.testing.assert_array_equal(_tb_array(got_one[0]), [[0, 1, 0], [2, 0, 1]])
+    np.testing.assert_array_equal(_tb_array(got_one[1]), np.array([1.5, -2.0], np.float32))
+    np.testing.assert_array_equal(_tb_array(got_many[2, 0]), [[0, 1]])     # row 2 without its batch index
+    np.testing.assert_array_equal(_tb_array(got_many[1, 1]), np.zeros([0], np.float32))
+    np.testing.assert_array_equal(_tb_array(got_many[0, 2]), [2, 2])
+    np.testing.assert_array_equal(got_back.indices, [[0, 1, 0], [2, 0, 1]])
+    np.testing.assert_array_equal(got_back.dense_shape, [3, 2, 2])
+
+
+ROWS += [custom(t, _check_serialization, label=t)
+         for t in ("SerializeSparse", "SerializeManySparse", "DeserializeManySparse")]

@@ -294,5 +294,19 @@ def sparse_misc(tf, extra):
             "matmul": prod, "d_matmul": gx}
 
 
+
+
+def sparse_serialization(tf, extra):
+    a = tf.SparseTensor([[0, 1, 0], [0, 2, 1], [2, 0, 0]], tf.constant([1.5, -2.0, 3.0]), [3, 4, 2])
+    rows = tf.serialize_many_sparse(a)
+    one = tf.serialize_sparse(tf.SparseTensor([[1]], tf.constant([7], tf.int64), [5]))
+    back = tf.deserialize_many_sparse(rows, tf.float32)
+    words = tf.deserialize_many_sparse(tf.stack([tf.serialize_sparse(
+        tf.SparseTensor([[0]], tf.constant(["x"]), [1])), tf.serialize_sparse(
+        tf.SparseTensor([[1], [2]], tf.constant(["y", "z"]), [3]))]), tf.string, rank=2)
+    return {"back": back, "words": words, "n_rows": tf.shape(rows), "one_shape": tf.shape(one),
+            "sum": tf.sparse.reduce_sum(back)}
+
+
 CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
-         sparse_misc]
+         sparse_misc, sparse_serialization]
