@@ -4,6 +4,7 @@ This module is the TF1 facade: it only re-exports names from the framework, ops,
 lens.dbg, with TF1's names and defaults.
 """
 from lens.ops import all as _all_ops  # noqa: F401 - registers every op
+from lens.training import io_ops as _io_ops  # noqa: F401 - SaveV2/RestoreV2/...: TF graphs import with their savers
 from lens import errors
 from lens.framework import dtypes as _dtypes_mod
 from lens.framework.dtypes import (DType, as_dtype, bool, complex64, complex128,  # noqa: A004

@@ -3,12 +3,31 @@ import os
 
 from lens.framework.graph import get_default_graph
 from lens.framework.importer import import_graph_def
+from lens.framework.registry import registered_ops
 from lens.ops.variables import Variable
 from lens.proto import meta_graph_pb2, variable_pb2
 from lens.training.meta_graph import VARIABLE_COLLECTIONS, read_meta_graph_file
 from lens.training.saver import Saver
 
 __all__ = ["import_meta_graph"]
+
+
+def _check_op_types(graph_def):
+    """ValueError naming the op types lens lacks (as TensorFlow's 'Op type not registered'), before any import."""
+    known = set(registered_ops())
+    missing = {}
+    for node in graph_def.node:
+        if node.op not in known:
+            missing.setdefault(node.op, node.name)
+    if not missing:
+        return
+    hint = ""
+    if {"StatefulPartitionedCall", "PartitionedCall", "VarHandleOp"} & set(missing):
+        hint = (" This looks like a TF2 SavedModel (tf.saved_model.save / Keras, functions and resource "
+                "variables); lens loads TF1 graphs: SavedModelBuilder, simple_save and Estimator exports.")
+    raise ValueError("Op type not registered %s in lens (first at node %s).%s"
+                     % (", ".join("'%s'" % t for t in sorted(missing)),
+                        ", ".join(missing[t] for t in sorted(missing)), hint))
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
@@ -20,6 +39,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         graph_def = type(graph_def).FromString(graph_def.SerializeToString())
         for node in graph_def.node:
             node.device = ""
+    _check_op_types(graph_def)
     g = get_default_graph()
     import_graph_def(graph_def, name=import_scope or "")
 

@@ -250,3 +250,14 @@ def test_assets_are_copied_recorded_and_fed_to_the_main_op(tmp_path):
         assert sess.run("seen:0") == os.path.join(export, "assets", "vocab.txt").encode()
     rec = json.load(open(os.path.join(FIXTURES, "tf_reads_lens.json")))
     assert rec["assets_main_op_saw"] == "assets_model/assets/vocab.txt" and rec["assets_file_text"] == "a\nb\n"
+
+
+def test_graphs_with_ops_lens_lacks_fail_before_anything_is_imported():
+    from lens.proto import meta_graph_pb2
+    meta = meta_graph_pb2.MetaGraphDef()
+    meta.graph_def.node.add(name="c", op="Const")
+    meta.graph_def.node.add(name="call", op="StatefulPartitionedCall")
+    with pytest.raises(ValueError, match="Op type not registered 'StatefulPartitionedCall' in lens .*node call.*"
+                                         "TF2 SavedModel"):
+        tf.train.import_meta_graph(meta)
+    assert tf.get_default_graph().get_operations() == []
