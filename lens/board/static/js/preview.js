@@ -136,7 +136,12 @@ window.lensPreview = (function () {
         : bottom - (y - lo) / (hi - lo) * (bottom - top);
       traces.forEach((t, i) => {
         if (t.fill === "toself" || t.fill === "tonexty") drawArea(svg, t, series, i, px, py);
-        if (t.line.width !== 0) drawLine(svg, t, series[i], px, py, right - left);
+        if (t.mode === "markers") {
+          for (const p of series[i]) {
+            if (p) node("circle", {class: "preview-marker", cx: px(p[0]), cy: py(p[1]), r: 3,
+              fill: t.line.color, "fill-opacity": t.opacity ?? 1}, svg);
+          }
+        } else if (t.line.width !== 0) drawLine(svg, t, series[i], px, py, right - left);
       });
       const xLabel = (v) => dateX ? formatDate(v) : formatNumber(v);
       const yLabel = (v) => formatNumber(logY ? Math.pow(10, v) : v);

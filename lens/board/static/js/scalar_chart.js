@@ -19,13 +19,15 @@ window.lensScalarChart = (function () {
       const y = s.rows.map((r) => C.toNumber(r[2]));
       const smoothed = C.smooth(y, w);
       const type = s.rows.length > 5000 ? "scattergl" : "scatter";
+      // A single point draws no line: show it as a dot, as TensorBoard does.
+      const mode = s.rows.length === 1 ? "markers" : "lines";
       const name = escapeHtml(run);  // plotly parses some HTML in names
       if (w > 0) {
-        out.push({type, mode: "lines", x, y, name, hoverinfo: "skip", opacity: 0.25,
+        out.push({type, mode, x, y, name, hoverinfo: "skip", opacity: 0.25,
           line: {color, width: 1}, meta: {run, raw: true}});
       }
       // hoverinfo "none": plotly reports the hover (our tooltip table) but draws no label.
-      out.push({type, mode: "lines", x, y: smoothed, name, hoverinfo: "none",
+      out.push({type, mode, x, y: smoothed, name, hoverinfo: "none", marker: {color, size: 6},
         text: s.rows.map((r) => r[1]), line: {color, width: 1.5}, meta: {run}});
     }
     return out;

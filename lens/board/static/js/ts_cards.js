@@ -91,7 +91,7 @@ window.lensTsCards = (function () {
     const clear = el("button", "ts-clear-selection", "Clear selection");
     clear.type = "button";
     clear.addEventListener("click", () => { card.selection = null; card.draw(); });
-    tools.append(el("span", "muted", "Click the chart to pick a step; drag the line to move it."),
+    tools.append(el("span", "muted", "Click the chart to pick a step."),
       rangeLabel, clear);
     card.tableEl = el("div", "ts-table");
     card.body.append(card.plot, card.note, tools, card.tableEl);
@@ -113,6 +113,7 @@ window.lensTsCards = (function () {
       card.uirevision = layout.uirevision;
       ST.table(card, env.runColor);
       card.tools.hidden = !traces.length;
+      clear.hidden = !card.selection;
       return plot(card, traces, layout, card.tag);
     };
     card.tools = tools;
