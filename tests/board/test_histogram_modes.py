@@ -80,4 +80,13 @@ def test_overlay_mode_draws_a_line_per_step(page, tbx_server):
     page.select_option(".histogram-mode", "offset")
     assert wait_until(lambda: {t["fill"] for t in plot_data(page)} == {"toself"})
     assert "histograms.mode" not in page.url
+    # The offset time axis: ridges sit at hours since the first step (the fixture writes step
+    # s at 1000 + s seconds), or at their wall time on a date axis.
+    page.evaluate("window.lensSettings.set('histogramAxis', 'relative')")
+    assert wait_until(lambda: np.allclose([t["y"][0] for t in plot_data(page)],
+                                          [s / 3600 for s in (0, 20, 40, 60, 80, 100)]))
+    page.evaluate("window.lensSettings.set('histogramAxis', 'wall')")
+    assert wait_until(lambda: page.eval_on_selector(
+        f"{CARD} .js-plotly-plot", "el => el._fullLayout.yaxis.type") == "date")
+    assert [t["y"][0] for t in plot_data(page)] == [(1000 + s) * 1000 for s in range(0, 101, 20)]
     assert page.errors == []

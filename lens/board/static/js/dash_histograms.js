@@ -24,8 +24,9 @@
     try { rows = await ctx.fetchJSON("/data/plugin/histograms/histograms", {run: card.run, tag: card.tag}); }
     catch (e) { card.plot.textContent = e.message; return; }
     const drawMode = mode();
-    const data = H.traces(rows, ctx.runColor(card.run), drawMode, S.isDark());
-    const layout = H.layout(drawMode);
+    const axis = S.get("histogramAxis");
+    const data = H.traces(rows, ctx.runColor(card.run), drawMode, S.isDark(), axis);
+    const layout = H.layout(drawMode, null, axis);
     await C.drawChart(card, data, layout, card.tag + " (" + card.run + ")");
     // Link hovers once plotly has drawn the card (now, or when it has started).
     if (window.Plotly) H.link(card.plot);
@@ -42,7 +43,9 @@
       modeSelect.addEventListener("change", () => S.set("histogramMode", modeSelect.value));
       S.onChange((name, value) => {
         if (name === "histogramMode") modeSelect.value = value;
-        if (name === "histogramMode" || name === "theme") for (const card of cards.values()) draw(card);
+        if (["histogramMode", "histogramAxis", "theme"].includes(name)) {
+          for (const card of cards.values()) draw(card);
+        }
       });
       bar.append(C.labelled("Histogram mode", modeSelect));
       [statusEl, cardsEl] = C.statusAndCards();

@@ -284,7 +284,9 @@
     width.addEventListener("input", () => S.set("cardWidth", width.value));
     S.onChange((name, value) => {
       if (name === "cardWidth") width.value = String(value);
-      if (["smoothing", "ignoreOutliers", "histogramMode", "theme"].includes(name)) redrawAll(false, name);
+      if (["smoothing", "ignoreOutliers", "histogramMode", "histogramAxis", "theme"].includes(name)) {
+        redrawAll(false, name);
+      }
       if (name === "xAxis") redrawAll(true);
     });
     bar.append(filter, C.labelled("Type", type), C.labelled("Card width", width));

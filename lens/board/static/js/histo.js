@@ -46,18 +46,27 @@ window.lensHisto = (function () {
     return {edges, centers, steps};
   }
 
-  // Median gap between consecutive steps: the height unit of a ridge.
+  // Where a step's ridge sits on the offset axis: its step, hours since the first step, or its
+  // wall time (ms, on a date axis), as TensorBoard's "offset time axis" setting says.
+  function position(h, first, axis) {
+    if (axis === "relative") return (h.wall - first.wall) / 3600;
+    if (axis === "wall") return h.wall * 1000;
+    return h.step;
+  }
+
+  // Median gap between consecutive ridges: the height unit of a ridge.
   function rowHeight(steps) {
     const gaps = [];
-    for (let i = 1; i < steps.length; i++) gaps.push(steps[i].step - steps[i - 1].step);
+    for (let i = 1; i < steps.length; i++) gaps.push(steps[i].pos - steps[i - 1].pos);
     gaps.sort((a, b) => a - b);
     return gaps.length ? Math.max(1e-9, gaps[Math.floor(gaps.length / 2)]) : 1;
   }
 
-  function traces(rows, color, mode, dark) {
+  function traces(rows, color, mode, dark, axis) {
     const b = binned(rows);
     if (!b) return [];
     const {edges, centers, steps} = b;
+    for (const h of steps) h.pos = position(h, steps[0], axis || "step");
     const binInfo = (counts) => counts.map((c, i) => [edges[i], edges[i + 1], c]);
     const hover = (step) => "step " + step + "<br>[%{customdata[0]:.4g}, %{customdata[1]:.4g}): " +
       "%{customdata[2]:.4g}<extra></extra>";
@@ -74,10 +83,10 @@ window.lensHisto = (function () {
     return steps.map((h, i) => {
       const peak = Math.max(...h.counts) || 1;
       // y grows downwards (reversed axis): a ridge rises from its step towards older steps.
-      const ys = h.counts.map((c) => h.step - (c / peak) * unit);
+      const ys = h.counts.map((c) => h.pos - (c / peak) * unit);
       const fill = mix(color, background, 0.35 + 0.5 * age(i));
       return {type: "scatter", mode: "lines", x: [edges[0], ...centers, edges[BINS]],
-        y: [h.step, ...ys, h.step], fill: "toself", fillcolor: fill, hoveron: "points",
+        y: [h.pos, ...ys, h.pos], fill: "toself", fillcolor: fill, hoveron: "points",
         line: {color: C.tint(color, 0.5 * age(i)), width: 1}, name: "step " + h.step,
         meta: {step: h.step, width: 1}, customdata: [[edges[0], edges[0], 0], ...binInfo(h.counts),
           [edges[BINS], edges[BINS], 0]],
@@ -92,10 +101,12 @@ window.lensHisto = (function () {
     return "rgb(" + rgb.map((v, k) => Math.round(v + (background[k] - v) * t)).join(",") + ")";
   }
 
-  function layout(mode, extra) {
-    return C.baseLayout(Object.assign({hovermode: "closest", uirevision: mode,
+  function layout(mode, extra, axis) {
+    const offset = {step: {title: {text: "step"}}, relative: {title: {text: "relative (hours)"}},
+      wall: {title: {text: "wall time"}, type: "date"}}[axis || "step"];
+    return C.baseLayout(Object.assign({hovermode: "closest", uirevision: mode + (axis || ""),
       xaxis: {title: {text: "value"}},
-      yaxis: mode === "offset" ? {title: {text: "step"}, autorange: "reversed"}
+      yaxis: mode === "offset" ? Object.assign({autorange: "reversed"}, offset)
         : {title: {text: "count"}}}, extra || {}));
   }
 

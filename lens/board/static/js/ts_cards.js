@@ -154,8 +154,10 @@ window.lensTsCards = (function () {
     };
     card.draw = () => {
       const mode = S.get("histogramMode");
-      const data = H.traces(card.rows, env.runColor(card.run), mode, S.isDark());
-      return plot(card, data, H.layout(mode, {height: height(card)}), card.tag + " (" + card.run + ")");
+      const axis = S.get("histogramAxis");
+      const data = H.traces(card.rows, env.runColor(card.run), mode, S.isDark(), axis);
+      return plot(card, data, H.layout(mode, {height: height(card)}, axis),
+        card.tag + " (" + card.run + ")");
     };
     card.wire = () => H.link(card.plot);
     card.dispose = () => {};
