@@ -73,7 +73,8 @@ def _enqueue_make(op, ctx):
 
     def run(handle, *components):
         queue = _queue_of(ctx, handle)
-        arrays = [np.asarray(v) for v in components]
+        # A private copy: rows are cut from it while the op runs, after the inputs' buffers may have changed.
+        arrays = [np.array(v, copy=True) for v in components]
         for c, a in enumerate(arrays):
             _check_component(op, c, a, queue.shapes, many)
         if many:
@@ -82,9 +83,10 @@ def _enqueue_make(op, ctx):
                 raise errors.InvalidArgumentError(
                     None, op, "EnqueueMany requires every component to have the same size in the first "
                     "dimension; got shapes %s" % [list(a.shape) for a in arrays])
-            elements = [tuple(np.array(a[i], dtype=a.dtype) for a in arrays) for i in range(sizes.pop())]
+            # Rows are cut as the queue takes them: a big epoch in a small queue costs only what fits.
+            elements = (tuple(np.array(a[i], dtype=a.dtype) for a in arrays) for i in range(sizes.pop()))
         else:
-            elements = [tuple(np.array(a, dtype=a.dtype) for a in arrays)]
+            elements = [tuple(arrays)]
         queue.enqueue(elements)
     return run
 

@@ -42,7 +42,7 @@ class QueueState:
 
     # ---------------------------------------------------------------- enqueue
     def enqueue(self, elements):
-        """Add elements (a list of tuples) one at a time, waiting for room while the queue is full."""
+        """Add elements (an iterable of tuples) one at a time, waiting for room while the queue is full."""
         with self.cond:
             if self.closed:
                 raise errors.CancelledError(None, None, "%s is closed." % self._label())
