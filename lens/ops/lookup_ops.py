@@ -10,6 +10,7 @@ from lens.framework.registry import register_op
 from lens.framework.sparse_tensor import SparseTensor
 from lens.framework.tensor_shape import TensorShape
 from lens.ops.core import group
+from lens.ops.init_ops import initializers
 
 __all__ = ["KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex", "StaticHashTable", "HashTable",
            "tables_initializer"]
@@ -18,10 +19,11 @@ __all__ = ["KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex", 
 class _Table:
     """One session's table: key -> value, filled once by an initializer op."""
 
-    def __init__(self, key_dtype, value_dtype):
+    def __init__(self, key_dtype, value_dtype, mutable=False, value_shape=None):
         self.key_dtype, self.value_dtype = key_dtype, value_dtype
         self.data = {}
-        self.initialized = False
+        self.initialized = mutable          # mutable tables start empty and usable
+        self.value_shape = value_shape
 
     def insert(self, op, keys, values):
         """Add pairs; a key already holding another value is TF's FailedPrecondition."""
@@ -122,12 +124,16 @@ def _find_make(op, ctx):
         table = _table_of(op, ctx, handle)
         if not table.initialized:
             raise errors.FailedPreconditionError(None, op, "Table not initialized.")
-        keys = np.asarray(keys)
-        default = np.asarray(default).item() if np.ndim(default) == 0 else None
+        keys, default = np.asarray(keys), np.asarray(default)
+        value_shape = table.value_shape if table.value_shape is not None else default.shape
         data = table.data
-        found = [data.get(k, default) for k in keys.ravel().tolist()]
+        if value_shape:          # vector values (mutable tables): one row per key
+            found = [data.get(k, default) for k in keys.ravel().tolist()]
+        else:
+            d = default.item()
+            found = [data.get(k, d) for k in keys.ravel().tolist()]
         np_type = object if table.value_dtype is _dt.string else table.value_dtype.as_numpy_dtype
-        return np.array(found, dtype=np_type).reshape(keys.shape)
+        return np.array(found, dtype=np_type).reshape(keys.shape + tuple(value_shape))
     return run
 
 
@@ -280,3 +286,6 @@ def tables_initializer(name="init_all_tables"):
 
 
 initialize_all_tables = tables_initializer
+
+
+initializers.tables_initializer = tables_initializer      # tf.initializers.tables_initializer

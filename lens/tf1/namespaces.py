@@ -186,10 +186,14 @@ sparse = LazyNamespace("sparse", [], {
 lookup = LazyNamespace("lookup", [], {
     **{n: "lens.ops.lookup_ops." + n for n in ("KeyValueTensorInitializer", "StaticHashTable", "TextFileIndex",
                                                "TextFileInitializer")},
-    "StaticVocabularyTable": "lens.ops.lookup_vocab.StaticVocabularyTable"})
+    "StaticVocabularyTable": "lens.ops.lookup_vocab.StaticVocabularyTable",
+    "experimental": "lens.tf1.namespaces.lookup_experimental"})
+lookup_experimental = LazyNamespace("experimental", ["lens.ops.lookup_mutable"])
 contrib_lookup = LazyNamespace("lookup", ["lens.ops.lookup_vocab"], {
-    n: "lens.ops.lookup_ops." + n for n in ("HashTable", "KeyValueTensorInitializer", "TextFileIndex",
-                                            "TextFileInitializer", "tables_initializer")})
+    **{n: "lens.ops.lookup_ops." + n for n in ("HashTable", "KeyValueTensorInitializer", "TextFileIndex",
+                                               "TextFileInitializer", "tables_initializer")},
+    "MutableHashTable": "lens.ops.lookup_mutable.MutableHashTable",
+    "MutableDenseHashTable": "lens.ops.lookup_mutable.DenseHashTable"})
 sets = LazyNamespace("sets", ["lens.ops.set_ops"])
 bitwise = LazyNamespace("bitwise", ["lens.ops.bitwise_ops"])
 

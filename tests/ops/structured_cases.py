@@ -308,5 +308,20 @@ def sparse_serialization(tf, extra):
             "sum": tf.sparse.reduce_sum(back)}
 
 
+def mutable_tables(tf, extra):
+    words = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+    vecs = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [0.0, 0.0])
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=0, deleted_key=-1)
+    ins = tf.group(words.insert(["a", "b", "c"], tf.constant([1, 2, 3], tf.int64)),
+                   vecs.insert(tf.constant([5, 6], tf.int64), [[1.0, 2.0], [3.0, 4.0]]),
+                   dense.insert(tf.constant([3, 4], tf.int64), tf.constant([30, 40], tf.int64)))
+    with tf.control_dependencies([ins]):
+        rm = tf.group(words.remove(tf.constant(["b", "zz"])), dense.remove(tf.constant([4], tf.int64)))
+    with tf.control_dependencies([rm]):
+        return {"words": words.lookup(["a", "b", "c"]), "size": words.size() + 0,
+                "vecs": vecs.lookup(tf.constant([6, 7], tf.int64)),
+                "dense": dense.lookup(tf.constant([3, 4], tf.int64))}
+
+
 CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
-         sparse_misc, sparse_serialization]
+         sparse_misc, sparse_serialization, mutable_tables]
