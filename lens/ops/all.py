@@ -4,7 +4,7 @@ import importlib
 FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "linalg", "overloads",
             "indexing", "random", "nn", "control_flow", "conv", "pool", "nn_extra", "rnn_ops", "parsing",
             "math_special", "scan_ops", "linalg_extra", "linalg_einsum", "array_extra", "scatter_ops", "image_ops",
-            "image_composites", "special_ops", "string_ops", "string_csv", "data_flow_ops", "sparse_map_ops", "encode_ops", "hash_ops",
+            "image_composites", "special_ops", "string_ops", "string_csv", "data_flow_ops", "sparse_map_ops", "encode_ops", "accumulator_ops", "hash_ops",
             "sparse_ops", "sparse_ops_extra", "bitwise_ops", "set_ops", "state_scatter", "embedding_sparse",
             "lookup_ops", "tensor_array_ops", "tensor_array", "sparse_math", "sparse_misc", "sparse_serialize",
             "lookup_mutable"]

@@ -6,7 +6,8 @@ import threading
 
 import numpy as np
 
-from lens.framework import errors, run_deadline
+from lens.framework import errors
+from lens.ops import run_wait
 
 
 class QueueState:
@@ -30,11 +31,7 @@ class QueueState:
 
     def _wait(self):
         """Wait for a change; DeadlineExceededError once the run's timeout (if any) has passed."""
-        left = run_deadline.remaining()
-        if left is None:
-            self.cond.wait()
-        elif left <= 0 or (not self.cond.wait(left) and run_deadline.remaining() <= 0):
-            raise errors.DeadlineExceededError(None, None, "Timed out waiting for notification (%s)" % self._label())
+        run_wait.wait(self.cond, "Timed out waiting for notification (%s)" % self._label())
 
     def size(self):
         with self.cond:

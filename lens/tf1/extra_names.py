@@ -48,6 +48,7 @@ _SOURCES = {
     "lens.framework.devices": ["DeviceSpec"],
     "lens.ops.data_flow_ops": ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"],
     "lens.ops.variables": ["count_up_to"],
+    "lens.ops.accumulator_ops": ["ConditionalAccumulatorBase", "ConditionalAccumulator", "SparseConditionalAccumulator"],
     "lens.platform.tf_logging": ["get_logger"],
     "lens.ops.encode_ops": ["encode_base64", "decode_base64", "decode_compressed", "serialize_tensor", "parse_tensor",
                             "decode_json_example"],

@@ -273,4 +273,35 @@ def _sparse_map_rows():
                                        "TakeManySparseFromTensorsMap")]
 
 
-ROWS = _sparse_map_rows() + _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
+def _accumulator_rows():
+    def dense():
+        with tf.Graph().as_default(), tf.Session() as s:
+            acc = tf.ConditionalAccumulator(tf.float32, shape=[2])
+            s.run(acc.apply_grad([1.0, 2.0]))
+            s.run(acc.apply_grad([3.0, 6.0]))
+            s.run(acc.apply_grad([9.0, 9.0], local_step=-1))          # stale
+            assert s.run(acc.num_accumulated()) == 2
+            np.testing.assert_allclose(s.run(acc.take_grad(2)), [2.0, 4.0])
+            s.run(acc.set_global_step(0))
+            s.run(acc.apply_grad([1.0, 1.0]))
+            assert s.run(acc.num_accumulated()) == 1
+
+    def sparse():
+        with tf.Graph().as_default(), tf.Session() as s:
+            acc = tf.SparseConditionalAccumulator(tf.float32, shape=[4, 1], reduction_type="SUM")
+            s.run(acc.apply_grad([1, 3], [[1.0], [2.0]]))
+            s.run(acc.apply_grad([1], [[5.0]], local_step=-1))         # stale
+            s.run(acc.apply_grad([1], [[4.0]]))
+            assert s.run(acc.num_accumulated()) == 2
+            idx, val, shape = s.run(acc.take_grad(2))
+            assert idx.tolist() == [1, 3] and val.tolist() == [[5.0], [2.0]] and shape.tolist() == [4, 1]
+            s.run(acc.set_global_step(7))
+    dense_types = ("ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
+                   "ResourceAccumulatorTakeGradient", "ResourceAccumulatorNumAccumulated",
+                   "ResourceAccumulatorSetGlobalStep")
+    return [custom(t, dense) for t in dense_types] + [custom(t.replace("ResourceConditional", "SparseConditional")
+                                                             .replace("Resource", "Sparse"), sparse)
+                                                      for t in dense_types]
+
+
+ROWS = _sparse_map_rows() + _accumulator_rows() + _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
