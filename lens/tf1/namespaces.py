@@ -99,6 +99,8 @@ math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.op
                               "lens.ops.reduce"], {
     "divide": "lens.ops.math.divide",
     "confusion_matrix": "lens.ops.scatter_ops.confusion_matrix",
+    **{n: "lens.ops.segment_scatter_extra." + n for n in ("unsorted_segment_mean", "unsorted_segment_sqrt_n",
+                                                          "unsorted_segment_prod")},
     **{n: "lens.ops.special_ops." + n for n in ("lgamma", "digamma", "polygamma")},
     **{n: "lens.ops.scan_ops." + n
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",

@@ -20,6 +20,8 @@ _TOP = {
     "lens.ops.lookup_ops": ["tables_initializer", "initialize_all_tables"],
     "lens.ops.tensor_array": ["TensorArray"],
     "lens.ops.sparse_math": ["sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"],
+    "lens.ops.segment_scatter_extra": ["unsorted_segment_mean", "unsorted_segment_sqrt_n", "unsorted_segment_prod",
+                                       "tensor_scatter_nd_max", "tensor_scatter_nd_min"],
     "lens.ops.sparse_serialize": ["serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"],
     "lens.ops.sparse_misc": ["sparse_merge", "sparse_mask", "sparse_matmul", "sparse_reduce_sum_sparse",
                              "sparse_reduce_max_sparse"],

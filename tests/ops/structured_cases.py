@@ -323,5 +323,23 @@ def mutable_tables(tf, extra):
                 "dense": dense.lookup(tf.constant([3, 4], tf.int64))}
 
 
+def segments_and_scatter_extremes(tf, extra):
+    data = tf.constant(np.array([[1.0, 2.0], [0.0, 3.0], [4.0, -1.0], [2.0, 0.5], [0.0, 0.0]]))
+    ids = tf.constant([0, 2, 0, -1, 2])
+    t = tf.constant(np.array([[1.0, 5.0], [2.0, 2.0], [0.0, -3.0]]))
+    upd = tf.constant(np.array([3.0, 2.0, -5.0]))
+    where = [[0, 0], [1, 1], [2, 1]]
+    outs = {"mean": tf.math.unsorted_segment_mean(data, ids, 4),
+            "sqrt_n": tf.math.unsorted_segment_sqrt_n(data, ids, 4),
+            "prod": tf.math.unsorted_segment_prod(data, ids, 4),
+            "max": tf.tensor_scatter_nd_max(t, where, upd), "min": tf.tensor_scatter_nd_min(t, where, upd)}
+    w = tf.constant(np.arange(1.0, 9.0).reshape(4, 2))
+    loss = (tf.reduce_sum(outs["mean"] * w) + tf.reduce_sum(outs["sqrt_n"] ** 2)
+            + tf.reduce_sum(outs["prod"] * w) + tf.reduce_sum(outs["max"] * w[:3]) + tf.reduce_sum(outs["min"] ** 2))
+    d_data, d_t, d_upd = tf.gradients(loss, [data, t, upd])
+    outs.update({"d_data": d_data, "d_t": d_t, "d_upd": d_upd})
+    return outs
+
+
 CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
-         sparse_misc, sparse_serialization, mutable_tables]
+         sparse_misc, sparse_serialization, mutable_tables, segments_and_scatter_extremes]
