@@ -6,9 +6,10 @@ from lens.data.readers import TFRecordDataset, TextLineDataset
 from lens.data.fixed_length import FixedLengthRecordDataset
 from lens.data import experimental
 from lens.data.experimental import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from lens.data.options import Options, ThreadingOptions
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "AUTOTUNE",
-           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options", "ThreadingOptions",
            "experimental", "make_one_shot_iterator",
            "make_initializable_iterator", "get_output_types", "get_output_shapes", "get_output_classes"]
 

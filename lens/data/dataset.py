@@ -8,6 +8,7 @@ from lens.data import structure as nest
 from lens.data.functions import TracedFunction
 from lens.data.iterator import Iterator, _attrs
 from lens.data.ops import RESOURCE, VARIANT
+from lens.data.options import Options
 from lens.data.padding import padded_batch_inputs
 from lens.data.static_args import _int64, _static_bool, _static_int
 from lens.framework.graph import Tensor, get_default_graph
@@ -35,10 +36,25 @@ class Dataset:
                               doc="Structure of component classes (all Tensor).")
 
     def _chain(self, op_type, extra, types=None, shapes=None, attrs=None, inputs=None):
-        """A new dataset op fed by this one (plus extra parameter tensors)."""
-        return _new(op_type, (inputs or [self._variant_tensor]) + list(extra),
-                    self._types if types is None else types,
-                    self._shapes if shapes is None else shapes, attrs)
+        """A new dataset op fed by this one (plus extra parameter tensors); it keeps this one's options."""
+        out = _new(op_type, (inputs or [self._variant_tensor]) + list(extra),
+                   self._types if types is None else types,
+                   self._shapes if shapes is None else shapes, attrs)
+        out._options = getattr(self, "_options", None)
+        return out
+
+    def with_options(self, options):
+        """The same elements, with options merged over this dataset's (later values win)."""
+        if not isinstance(options, Options):
+            raise TypeError("options must be a tf.data.Options, got %r" % (options,))
+        out = Dataset(self._variant_tensor, self._types, self._shapes)
+        out._options = self.options().merge(options)
+        return out
+
+    def options(self):
+        """The options set on this dataset and the ones it was made from (a tf.data.Options)."""
+        mine = getattr(self, "_options", None)
+        return Options() if mine is None else Options().merge(mine)
 
     # ---------------------------------------------------------------- sources
     @staticmethod

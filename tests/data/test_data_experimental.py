@@ -116,3 +116,24 @@ def test_csv_and_example_datasets(tmp_path):
     assert np.concatenate([f["v"] for f, _ in got]).tolist() == [0, 1, 2, 10, 11, 12]
     assert np.concatenate([y for _, y in got]).tolist() == [0.0, 0.5, 1.0] * 2
     assert os.path.exists(str(ex_dir / "s0.tfrecord"))
+
+
+def test_options_records_and_with_options():
+    o = tf.data.Options()
+    assert o.deterministic is None and o.experimental_deterministic is None
+    assert o.threading is o.experimental_threading                       # TF's deprecated alias
+    with pytest.raises(TypeError, match='Property "deterministic" must be of type'):
+        o.deterministic = 3
+    with pytest.raises(AttributeError, match="Cannot set the property foo on Options"):
+        o.foo = 1
+    o.threading.private_threadpool_size = 4
+    o.experimental_distribute.auto_shard_policy = E.AutoShardPolicy.DATA
+    p = tf.data.Options()
+    p.experimental_deterministic = False
+    merged = o.merge(p)
+    assert merged.deterministic is False and merged.threading.private_threadpool_size == 4
+    ds = D.range(3).with_options(o).map(lambda x: x * 2).with_options(p)
+    assert ds.options() == merged and elements(ds) == [0, 2, 4]          # options never change the elements
+    assert D.range(2).options() == tf.data.Options()
+    assert [m.value for m in E.AutoShardPolicy] == [-1, 0, 1, 2, 3]
+    assert E.OptimizationOptions().map_and_batch_fusion is None and E.ExternalStatePolicy.FAIL.value == 2
