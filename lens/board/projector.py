@@ -10,7 +10,9 @@ GET /sprite_image?run=&name=                     the sprite image
 lens only:
 GET /problems                                    {"runs": {run: message}, "embeddings": {run: [{tensor, error}]}}
 GET /projection?run=&name=&method=pca|tsne|umap&dims=2|3
-                                                 {"points": [[x, y(, z)], ...], "variance": [...] or null}
+                                                 the points as float32 bytes [N, dims]; headers
+                                                 X-Lens-Dims and X-Lens-Variance (PCA's explained
+                                                 variance per component, comma-separated)
 GET /methods                                     {"pca": true, "tsne": bool, "umap": bool}
 Errors are 400s with TensorBoard's messages.
 """
@@ -19,6 +21,7 @@ import os
 import threading
 import weakref
 
+import numpy as np
 from flask import Blueprint, Response, request
 from google.protobuf import json_format
 from werkzeug.exceptions import BadRequest
@@ -210,10 +213,21 @@ def methods_route():
 @bp.route("/projection")
 def projection_route():
     entry = _run()
-    tensor = _tensor(entry, _arg("name"))
+    name = _arg("name")
+    method = request.args.get("method", "pca")
     try:
         dims = int(request.args.get("dims", "3"))
-        points, variance = projector_math.project(tensor, request.args.get("method", "pca"), dims)
-    except (ValueError, projector_math.ProjectionError) as e:
-        raise BadRequest(str(e)) from None
-    return json_response({"points": points.round(5).tolist(), "variance": variance})
+    except ValueError:
+        raise BadRequest("dims must be 2 or 3, got %r" % request.args.get("dims")) from None
+    key = (name, method, dims)
+    if key not in entry.projections:
+        tensor = _tensor(entry, name)
+        try:
+            entry.projections[key] = projector_math.project(tensor, method, dims)
+        except (ValueError, projector_math.ProjectionError) as e:
+            raise BadRequest(str(e)) from None
+    points, variance = entry.projections[key]
+    response = Response(np.ascontiguousarray(points, dtype="<f4").tobytes(), mimetype="application/octet-stream")
+    response.headers["X-Lens-Dims"] = str(points.shape[1])
+    response.headers["X-Lens-Variance"] = ",".join("%.6g" % v for v in variance or [])
+    return response

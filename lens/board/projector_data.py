@@ -75,6 +75,7 @@ class Run:
         self.reader = None
         self.errors = []                      # [{'tensor': name or None, 'error': message}]
         self.tensors = {}
+        self.projections = {}                 # (name, method, dims) -> (points, variance)
 
     def checkpoint(self):
         if self.reader is None and self.config.model_checkpoint_path:

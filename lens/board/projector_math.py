@@ -14,21 +14,22 @@ class ProjectionError(ValueError):
 
 def pca(x, dims=3):
     """(points [N, dims], fraction of variance per component): the top principal components."""
-    x = np.asarray(x, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float32)
     if x.ndim != 2 or x.shape[0] == 0:
         raise ProjectionError("PCA needs a non-empty 2D tensor, got shape %s" % list(x.shape))
     dims = min(dims, x.shape[1])
-    centered = x - x.mean(axis=0)
-    # The D x D covariance's eigenvectors: cheap for tall embeddings (N >> D).
-    values, vectors = np.linalg.eigh(centered.T @ centered)
+    centered = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
+    # The D x D covariance's eigenvectors: cheap for tall embeddings (N >> D); the product in
+    # float32 (a view, not a fit), the small eigenproblem in float64.
+    values, vectors = np.linalg.eigh((centered.T @ centered).astype(np.float64))
     order = np.argsort(values)[::-1][:dims]
     vectors = vectors[:, order]
     # A deterministic sign: each component's largest loading is positive.
     signs = np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(dims)])
-    vectors = vectors * np.where(signs == 0, 1, signs)
+    vectors = (vectors * np.where(signs == 0, 1, signs)).astype(np.float32)
     total = values.clip(min=0).sum()
     variance = values[order].clip(min=0) / total if total > 0 else np.zeros(dims)
-    return (centered @ vectors).astype(np.float32), variance.tolist()
+    return centered @ vectors, variance.tolist()
 
 
 def available():

@@ -1,5 +1,5 @@
-"""Sample runs for the plugin dashboards (PR curves, custom scalars, hparams), written into the
-bundled sample logs by sample_logs.py. Seeded, so the files are the same on every run."""
+"""Sample runs for the plugin dashboards (PR curves, custom scalars, hparams, projector, mesh),
+written into the bundled sample logs by sample_logs.py. Seeded, so the files are the same on every run."""
 
 import os
 
@@ -90,4 +90,75 @@ def write_runs(tf, logdir):
     """Write every plugin run; returns the run names (relative to logdir)."""
     write_pr_run(tf, logdir)
     write_layout_run(tf, logdir)
-    return [PR_RUN, LAYOUT_RUN] + write_sweep(tf, logdir)
+    write_projector_run(tf, logdir)
+    write_mesh_run(tf, logdir)
+    return [PR_RUN, LAYOUT_RUN, PROJECTOR_RUN, MESH_RUN] + write_sweep(tf, logdir)
+
+
+PROJECTOR_RUN = "embeddings"
+MESH_RUN = "mesh"
+_SHAPES = ("circle", "square", "triangle")
+
+
+def write_projector_run(tf, logdir):
+    """A 60 x 16 embedding of three clusters in a lens checkpoint, with a two-column metadata file
+    (name, shape) and a sprite of 8 x 8 thumbnails, visible in the Projector tab."""
+    from lens.plugins import projector
+
+    run = os.path.join(logdir, PROJECTOR_RUN)
+    rng = np.random.default_rng(11)
+    centres = rng.normal(0, 3, (len(_SHAPES), 16))
+    kinds = np.arange(60) % len(_SHAPES)
+    points = (centres[kinds] + rng.normal(0, 1, (60, 16))).astype(np.float32)
+    os.makedirs(run, exist_ok=True)
+    with tf.Graph().as_default():
+        tf.Variable(points, name="shape_embedding")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, os.path.join(run, "model.ckpt"), global_step=100, write_meta_graph=False)
+    # Relative paths: the sample logs are copied into place and installed with the package.
+    with open(os.path.join(run, "checkpoint"), "w") as f:
+        f.write('model_checkpoint_path: "model.ckpt-100"\nall_model_checkpoint_paths: "model.ckpt-100"\n')
+    with open(os.path.join(run, "metadata.tsv"), "w") as f:
+        f.write("name\tshape\n" + "".join("%s_%d\t%s\n" % (_SHAPES[k], i, _SHAPES[k]) for i, k in enumerate(kinds)))
+    _write_sprite(os.path.join(run, "sprite.png"), kinds)
+    config = projector.ProjectorConfig()
+    info = config.embeddings.add(tensor_name="shape_embedding", metadata_path="metadata.tsv")
+    info.sprite.image_path = "sprite.png"
+    info.sprite.single_image_dim.extend([8, 8])
+    with tf.summary.FileWriter(run) as writer:
+        projector.visualize_embeddings(writer, config)
+        writer.add_summary(_scalar(tf, "embedding/norm", float(np.linalg.norm(points, axis=1).mean())), 100)
+
+
+def _write_sprite(path, kinds):
+    """8 x 8 thumbnails, 8 a row: a filled circle, square or triangle per point."""
+    from PIL import Image
+
+    yy, xx = np.mgrid[0:8, 0:8]
+    masks = [(yy - 3.5) ** 2 + (xx - 3.5) ** 2 < 10, (yy > 0) & (yy < 7) & (xx > 0) & (xx < 7),
+             (yy >= 1) & (np.abs(xx - 3.5) <= (yy - 1) * 0.6)]
+    colours = np.array([[214, 39, 40], [31, 119, 180], [44, 160, 44]], np.uint8)
+    side = 8
+    rows = int(np.ceil(len(kinds) / side))
+    sheet = np.full((rows * 8, side * 8, 3), 255, np.uint8)
+    for i, k in enumerate(kinds):
+        r, c = divmod(i, side)
+        sheet[r * 8:(r + 1) * 8, c * 8:(c + 1) * 8][masks[k]] = colours[k]
+    Image.fromarray(sheet).save(path, format="PNG")
+
+
+def write_mesh_run(tf, logdir):
+    """A coloured octahedron that grows over three steps, and a point cloud, for the Mesh tab."""
+    from lens.plugins import mesh
+
+    vertices = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], np.float32)
+    faces = np.array([[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]],
+                     np.int32)
+    colours = ((vertices + 1) * 127.5).astype(np.uint8)
+    cloud = np.random.default_rng(2).normal(0, 1, (1, 200, 3)).astype(np.float32)
+    with tf.summary.FileWriter(os.path.join(logdir, MESH_RUN)) as writer:
+        for step in range(3):
+            writer.add_summary(mesh.pb("octahedron", vertices[None] * (1 + 0.5 * step), faces[None], colours[None],
+                                       description="an octahedron coloured by position"), step)
+        writer.add_summary(mesh.pb("point_cloud", cloud, colors=((cloud.clip(-2, 2) + 2) * 63).astype(np.uint8)), 0)

@@ -45,8 +45,13 @@ def test_pca_matches_an_svd():
 
 
 def test_projection_route_and_optional_methods(client):
-    got = client.get(P + "/projection?run=words&name=word_embedding&dims=2").get_json()
-    assert np.asarray(got["points"]).shape == (8, 2) and len(got["variance"]) == 2
+    got = client.get(P + "/projection?run=words&name=word_embedding&dims=2")
+    points = np.frombuffer(got.get_data(), dtype="<f4").reshape(-1, 2)
+    tensor = np.frombuffer(client.get(P + "/tensor?run=words&name=word_embedding").get_data(), "<f4")
+    reference, variance = projector_math.pca(tensor.reshape(8, 5), 2)
+    np.testing.assert_allclose(points, reference, rtol=1e-5)
+    assert got.headers["X-Lens-Dims"] == "2"
+    np.testing.assert_allclose([float(v) for v in got.headers["X-Lens-Variance"].split(",")], variance, rtol=1e-5)
     methods = client.get(P + "/methods").get_json()
     assert methods["pca"] is True
     if not methods["tsne"]:
