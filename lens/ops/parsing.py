@@ -10,8 +10,10 @@ from lens.framework.graph import get_default_graph
 from lens.framework.registry import register_op
 from lens.framework.sparse_tensor import SparseTensor
 from lens.framework.tensor_shape import TensorShape, as_shape
+from lens.ops.sparse_misc import sparse_merge
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "SparseTensor"]
+__all__ = ["FixedLenFeature", "VarLenFeature", "SparseFeature", "parse_single_example", "parse_example",
+           "SparseTensor"]
 
 _KINDS = {"float32": "float_list", "int64": "int64_list", "string": "bytes_list"}
 _KIND_NAMES = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
@@ -26,6 +28,46 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values, parsed into a SparseTensor."""
+
+
+class SparseFeature(collections.namedtuple("SparseFeature", ["index_key", "value_key", "dtype", "size",
+                                                             "already_sorted"])):
+    """A SparseTensor [batch, size] built from an int64 index feature and a value feature of one Example."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+def _expand_sparse_features(features):
+    """(features with each SparseFeature replaced by VarLenFeatures of its keys, the SparseFeatures)."""
+    if not isinstance(features, dict):
+        return features, []
+    plain, merges = {}, []
+    for key, f in features.items():
+        if not isinstance(f, SparseFeature):
+            plain[key] = f
+            continue
+        if not isinstance(f.index_key, str):
+            raise ValueError("SparseFeature %r: lens supports one index_key (a string), got %r"
+                             % (key, f.index_key))
+        for k, dt in ((f.index_key, _dt.int64), (f.value_key, _dt.as_dtype(f.dtype))):
+            given = features.get(k)
+            if given is not None and not (isinstance(given, VarLenFeature) and _dt.as_dtype(given.dtype) is dt):
+                raise ValueError("Conflicting features for %r: %s and the %s of SparseFeature %r"
+                                 % (k, given, "index" if dt is _dt.int64 and k == f.index_key else "values", key))
+            plain[k] = VarLenFeature(dt)
+        merges.append((key, f))
+    return plain, merges
+
+
+def _merge_sparse_features(result, features, merges):
+    """The SparseFeatures built from their parsed index and value SparseTensors (TF's sparse_merge)."""
+    for key, f in merges:
+        result[key] = sparse_merge(result[f.index_key], result[f.value_key], f.size,
+                                   already_sorted=f.already_sorted)
+    for key in [k for k in result if k not in features]:
+        del result[key]
+    return result
 
 
 def _feature_dtype(feature, key):
@@ -251,9 +293,11 @@ def _build(op_type, serialized, features, name):
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parse one serialized tf.train.Example (scalar string) into a dict of tensors."""
-    return _build("ParseSingleExample", serialized, features, name)
+    plain, merges = _expand_sparse_features(features)
+    return _merge_sparse_features(_build("ParseSingleExample", serialized, plain, name), features, merges)
 
 
 def parse_example(serialized, features, name=None, example_names=None):
     """Parse a batch (vector) of serialized tf.train.Examples; dense features gain a batch dimension."""
-    return _build("ParseExample", serialized, features, name)
+    plain, merges = _expand_sparse_features(features)
+    return _merge_sparse_features(_build("ParseExample", serialized, plain, name), features, merges)

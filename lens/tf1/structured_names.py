@@ -19,6 +19,7 @@ _TOP = {
                                "batch_scatter_update"],
     "lens.ops.lookup_ops": ["tables_initializer", "initialize_all_tables"],
     "lens.ops.tensor_array": ["TensorArray"],
+    "lens.ops.parsing": ["SparseFeature"],
     "lens.ops.sparse_math": ["sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"],
     "lens.ops.segment_scatter_extra": ["unsorted_segment_mean", "unsorted_segment_sqrt_n", "unsorted_segment_prod",
                                        "tensor_scatter_nd_max", "tensor_scatter_nd_min"],

@@ -341,5 +341,22 @@ def segments_and_scatter_extremes(tf, extra):
     return outs
 
 
+def sparse_features(tf, extra):
+    def example(ix, vals, ids):
+        ex = tf.train.Example()
+        ex.features.feature["ix"].int64_list.value.extend(ix)
+        ex.features.feature["val"].float_list.value.extend(vals)
+        ex.features.feature["ids"].int64_list.value.extend(ids)
+        return ex.SerializeToString()
+    batch = [example([3, 0], [1.5, 2.5], [7]), example([1], [7.0], []), example([], [], [1, 2])]
+    spec = {"sp": tf.io.SparseFeature("ix", "val", tf.float32, 5),
+            "sorted": tf.io.SparseFeature("ix", "val", tf.float32, 4, already_sorted=True),
+            "ids": tf.io.VarLenFeature(tf.int64)}
+    out = tf.parse_example(batch, spec)
+    one = tf.parse_single_example(batch[0], {"sp": spec["sp"]})
+    return {"sp": out["sp"], "sorted": out["sorted"], "ids": out["ids"], "keys": tf.constant(sorted(out)),
+            "single": one["sp"]}
+
+
 CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
-         sparse_misc, sparse_serialization, mutable_tables, segments_and_scatter_extremes]
+         sparse_misc, sparse_serialization, mutable_tables, segments_and_scatter_extremes, sparse_features]
