@@ -275,3 +275,35 @@ def test_sparse_tensors_go_through_batch(tmp_path):
         want_idx = [[r, k] for r, vals in enumerate(rows) for k in range(len(vals))]
         assert sp.indices.tolist() == want_idx and sp.values.tolist() == [v for vals in rows for v in vals]
         assert sp.dense_shape.tolist() == [2, max(len(v) for v in rows)]
+
+
+def test_tf1_training_program_on_a_queue_pipeline(tmp_path):
+    """The TF1 tutorial shape: files -> reader -> parse -> shuffle_batch -> train in MonitoredTrainingSession."""
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((64, 3)).astype(np.float32)
+    ys = xs @ np.array([1.0, -2.0, 0.5], np.float32) + 0.3
+    path = str(tmp_path / "train.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for x, y in zip(xs, ys):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
+                "y": tf.train.Feature(float_list=tf.train.FloatList(value=[y]))})).SerializeToString())
+    files = tf.train.string_input_producer([path], num_epochs=20, seed=3)
+    _, record = tf.TFRecordReader().read(files)
+    ex = tf.parse_single_example(record, {"x": tf.FixedLenFeature([3], tf.float32),
+                                          "y": tf.FixedLenFeature([1], tf.float32)})
+    bx, by = tf.train.shuffle_batch([ex["x"], ex["y"]], 16, capacity=64, min_after_dequeue=16, num_threads=2, seed=4)
+    w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+    b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(bx, w) + b - by))
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    steps = 0
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path / "ckpt"), save_summaries_steps=None,
+                                           save_checkpoint_secs=None, log_step_count_steps=None) as sess:
+        while not sess.should_stop():               # ends when the 20 epochs run out (OutOfRangeError)
+            _, last = sess.run([train, loss])
+            steps += 1
+    assert 70 <= steps <= 80                        # 20 epochs x 64 examples / 16, less the final partial batch
+    assert last < 0.01
+    assert not [t for t in threading.enumerate() if t.name.startswith("QueueRunnerThread") and t.is_alive()]
