@@ -58,3 +58,19 @@ def test_projection_route_and_optional_methods(client):
         answer = client.get(P + "/projection?run=words&name=word_embedding&method=tsne")
         assert answer.status_code == 400 and "lens[projector]" in answer.get_json()["error"]
     assert client.get(P + "/projection?run=words&name=word_embedding&dims=5").status_code == 400
+
+
+def test_sample_logs_enable_both_tabs():
+    from lens.board.cli import sample_logdir
+    listing = create_app(load_provider(sample_logdir())).test_client().get("/data/plugins_listing").get_json()
+    assert listing["projector"]["enabled"] and listing["mesh"]["enabled"]
+
+
+def test_tsne_separates_clusters_when_scikit_learn_is_installed():
+    pytest.importorskip("sklearn")
+    x = np.random.default_rng(0).normal(size=(60, 16)).astype(np.float32)
+    x[:20] += 8
+    points, variance = projector_math.project(x, "tsne", 2)
+    assert points.shape == (60, 2) and variance is None
+    gap = np.linalg.norm(points[:20].mean(0) - points[20:].mean(0))
+    assert gap > 3 * max(points[:20].std(0).max(), points[20:].std(0).max())
