@@ -3,7 +3,9 @@
 `open_checkpoint(prefix)` returns an object with names(), dtype(name), shape(name) and
 read(names) -> {name: array}; `CheckpointReader` is TF's `NewCheckpointReader` API on top of it.
 """
+import collections
 import os
+import threading
 
 import numpy as np
 
@@ -40,6 +42,29 @@ class _LegacyReader:
         return legacy._read_values(self.prefix, self.index, list(names))
 
 
+_READERS = collections.OrderedDict()    # (prefix, cwd, inode, size, mtime) -> BundleReader, newest last
+_READERS_KEPT = 8
+_READERS_LOCK = threading.Lock()
+
+
+def _cached_bundle_reader(prefix):
+    """A BundleReader, parsed once per version of the index (Saver.restore checks, then RestoreV2 reads)."""
+    st = os.stat(prefix + ".index")
+    # The reader keeps prefix as given (its messages and data paths): a relative one is keyed with the cwd.
+    key = (prefix, None if os.path.isabs(prefix) else os.getcwd(), st.st_ino, st.st_size, st.st_mtime_ns)
+    with _READERS_LOCK:
+        reader = _READERS.get(key)
+        if reader is not None:
+            _READERS.move_to_end(key)
+            return reader
+    reader = bundle.BundleReader(prefix)
+    with _READERS_LOCK:
+        _READERS[key] = reader
+        while len(_READERS) > _READERS_KEPT:
+            _READERS.popitem(last=False)
+    return reader
+
+
 def open_checkpoint(prefix):
     """A reader for the checkpoint at prefix, whichever format it has.
 
@@ -50,7 +75,7 @@ def open_checkpoint(prefix):
     if prefix.endswith(".index") and not os.path.exists(prefix + ".index"):
         prefix = prefix[:-len(".index")]
     if bundle.is_bundle(prefix):
-        return bundle.BundleReader(prefix)
+        return _cached_bundle_reader(prefix)
     if os.path.exists(prefix + ".index"):
         return _LegacyReader(prefix)
     files = v1_files(prefix)

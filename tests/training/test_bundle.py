@@ -154,3 +154,12 @@ def test_ordered_code_signed_numbers_sort_as_numbers():
     assert _signed(64) == b"\xc0\x40" and _signed(-65) == b"\x3f\xbf" and _signed(134) == b"\xc0\x86"
     values = [-(1 << 40), -70000, -8193, -8192, -65, -64, -1, 0, 1, 63, 64, 8191, 8192, 1 << 20, 1 << 40]
     assert sorted(values, key=_signed) == values
+
+
+def test_rewritten_checkpoint_is_reread_not_served_from_the_parsed_index_cache(tmp_path):
+    prefix = str(tmp_path / "c")
+    bundle.write_bundle(prefix, [("v", np.zeros(2))])
+    assert list(tf.train.load_checkpoint(prefix).get_tensor("v")) == [0.0, 0.0]
+    bundle.write_bundle(prefix, [("v", np.ones(3)), ("w", np.ones(1))])
+    reader = tf.train.load_checkpoint(prefix)
+    assert list(reader.get_tensor("v")) == [1.0, 1.0, 1.0] and reader.has_tensor("w")
