@@ -31,7 +31,11 @@ def _check_op_types(graph_def):
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Add a MetaGraphDef's graph and collections to the default graph; returns its Saver (or None)."""
+    """Add a MetaGraphDef's graph and collections to the default graph; returns its Saver (or None).
+
+    kwargs: input_map ({name in the graph: Tensor}, e.g. a placeholder in place of an input pipeline)
+    and restore_collections_predicate (which collections to bring back), as TF1's.
+    """
     meta = meta_graph_or_file if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef) \
         else read_meta_graph_file(os.fspath(meta_graph_or_file))
     graph_def = meta.graph_def
@@ -41,12 +45,18 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             node.device = ""
     _check_op_types(graph_def)
     g = get_default_graph()
-    import_graph_def(graph_def, name=import_scope or "")
+    input_map = dict(kwargs.get("input_map") or {})
+    for name in [n for n in input_map if n.endswith(":0")]:
+        input_map.setdefault(name[:-2], input_map[name])      # NodeDefs name output 0 without ":0"
+    import_graph_def(graph_def, input_map=input_map, name=import_scope or "")
+    keep = kwargs.get("restore_collections_predicate") or (lambda key: True)
 
     def scoped(name):
         return "%s/%s" % (import_scope, name) if import_scope else name
     made = {}
     for key in sorted(meta.collection_def):
+        if not keep(key):
+            continue
         cdef = meta.collection_def[key]
         kind = cdef.WhichOneof("kind")
         if kind == "bytes_list" and key in VARIABLE_COLLECTIONS:

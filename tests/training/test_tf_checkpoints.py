@@ -249,3 +249,14 @@ def test_checkpoints_iterator_yields_each_new_checkpoint_then_times_out(tmp_path
                                                      [str(tmp_path / "m-1")])
     assert state.all_model_checkpoint_paths == [str(tmp_path / "m-1"), str(tmp_path / "m-2")]
     assert tf.train.SaverDef(version=tf.train.SaverDef.V2).version == 2
+
+
+def test_import_meta_graph_input_map_and_collection_predicate():
+    new_x = tf.constant(np.array(EXPECTED["x"], np.float32), name="fixed_x")
+    saver = tf.train.import_meta_graph(os.path.join(CKPT_DIR, "model.ckpt-7.meta"), import_scope="m",
+                                       input_map={"x:0": new_x},
+                                       restore_collections_predicate=lambda key: key != "trainable_variables")
+    assert tf.trainable_variables() == [] and len(tf.global_variables()) == 4
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(CKPT_DIR, "model.ckpt-7"))
+        np.testing.assert_allclose(sess.run("m/y:0"), EXPECTED["y"], rtol=1e-6)
