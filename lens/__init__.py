@@ -48,6 +48,7 @@ from lens.tf1.extra_names import *  # noqa: F401,F403 - names added by later op 
 from lens.tf1.extra_names import __all__ as _extra_all
 from lens.tf1.structured_names import *  # noqa: F401,F403 - sparse, sets, bitwise, lookup, TensorArray
 from lens.tf1.structured_names import __all__ as _structured_all
+from lens.tf1 import contrib_import as _contrib_import  # noqa: F401 - `from lens.contrib.x import y`
 
 newaxis = None
 dtypes = _dtypes_mod

@@ -49,6 +49,12 @@ def test_visualize_embeddings_takes_a_path_and_tensorboards_config(tmp_path):
 
 def test_tf1_contrib_path():
     assert tf.contrib.tensorboard.plugins.projector.visualize_embeddings is projector.visualize_embeddings
+    from lens.contrib.tensorboard.plugins import projector as contrib_projector
+    import lens.contrib.tensorboard.plugins.projector as imported
+    assert contrib_projector.ProjectorConfig is imported.ProjectorConfig is projector.ProjectorConfig
+    assert projector.__spec__.name == "lens.plugins.projector"      # the real module is left alone
+    with pytest.raises(ModuleNotFoundError):
+        import lens.contrib.no_such_module  # noqa: F401
 
 
 VERTS = np.array([[[0, 0, 0], [1, 0, 0], [0, 1, 0]]], np.float32)
