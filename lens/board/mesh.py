@@ -119,9 +119,16 @@ def data_route():
     if content_type not in ("VERTEX", "FACE", "COLOR"):
         return json_response({"error": "Bad content_type"}, status=400)
     content_type = MeshPluginData.ContentType.Value(content_type)
-    sample = int(request.args.get("sample", 0))
+    try:
+        sample = int(request.args.get("sample", 0))
+    except ValueError:
+        return json_response({"error": "sample must be an integer"}, status=400)
     events = tensor_events(provider(), request.args.get("run"), request.args.get("tag"), step)
-    values = [np.asarray(array)[sample] for data, _, _, array in events if data.content_type == content_type]
+    arrays = [np.asarray(array) for data, _, _, array in events if data.content_type == content_type]
+    if any(not 0 <= sample < len(a) for a in arrays):
+        return json_response({"error": "sample %d is out of range: this mesh has %d per step"
+                              % (sample, min(len(a) for a in arrays))}, status=400)
+    values = [a[sample] for a in arrays]
     body = np.array(values, dtype=_NUMPY[content_type]).reshape(-1).tobytes()
     return Response(body, mimetype="arraybuffer")
 

@@ -32,6 +32,8 @@ def test_mesh_faces_out_of_range_is_a_problem_of_that_mesh_only(client):
     broken = client.get("/data/plugin/mesh/problems?run=mesh&tag=broken").get_json()
     assert "faces index vertex 4, but the mesh has 4 vertices" in broken["0"]
     assert client.get("/data/plugin/mesh/problems?run=mesh&tag=tetra").get_json() == {}
+    bad = client.get("/data/plugin/mesh/data?run=mesh&tag=tetra&content_type=VERTEX&sample=3")
+    assert bad.status_code == 400 and "sample 3 is out of range" in bad.get_json()["error"]
 
 
 def test_pca_matches_an_svd():
