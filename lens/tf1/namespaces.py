@@ -184,7 +184,8 @@ sparse = LazyNamespace("sparse", [], {
     **{n: _SPX + "sparse_" + n for n in ("concat", "slice", "split", "transpose", "softmax", "maximum", "minimum",
                                          "to_indicator", "expand_dims", "eye", "reset_shape")},
     **{"segment_" + n: "lens.ops.sparse_math.sparse_segment_" + n for n in ("sum", "mean", "sqrt_n")},
-    **{n: "lens.ops.sparse_misc.sparse_" + n for n in ("reduce_sum_sparse", "reduce_max_sparse", "merge", "mask")}})
+    **{n: "lens.ops.sparse_misc.sparse_" + n for n in ("reduce_sum_sparse", "reduce_max_sparse", "merge", "mask")},
+    "cross": "lens.ops.sparse_cross.sparse_cross", "cross_hashed": "lens.ops.sparse_cross.sparse_cross_hashed"})
 lookup = LazyNamespace("lookup", [], {
     **{n: "lens.ops.lookup_ops." + n for n in ("KeyValueTensorInitializer", "StaticHashTable", "TextFileIndex",
                                                "TextFileInitializer")},

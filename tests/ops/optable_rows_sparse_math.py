@@ -3,7 +3,7 @@ import numpy as np
 
 from lens.ops import sparse_math as SM
 from lens.ops import sparse_ops as S
-from optable_lib import F, Row
+from optable_lib import FIX, F, Row
 
 IND = [[0, 1], [1, 0], [1, 2], [2, 2]]
 SHAPE = [3, 3]
@@ -103,3 +103,23 @@ def _check_serialization():
 
 ROWS += [custom(t, _check_serialization, label=t)
          for t in ("SerializeSparse", "SerializeManySparse", "DeserializeManySparse")]
+
+from lens.ops import sparse_cross as SC  # noqa: E402 - rows of SparseCross
+
+
+def _cross_ref(a_rows, dense):
+    out = []
+    for r, vals in enumerate(a_rows):
+        out.append([v + b"_X_" + d for v in vals for d in dense[r]])
+    return out
+
+
+ROWS += [
+    Row("SparseCross", lambda d: [(sp := SC.sparse_cross([S.SparseTensor([[0, 0], [0, 1], [1, 0]],
+                                                                          np.array([b"a", b"b", b"c"], object),
+                                                                          [2, 2]), d])).indices, sp.values],
+        lambda d: [np.array([[r, j] for r, row in enumerate(_cross_ref([[b"a", b"b"], [b"c"]], d))
+                             for j in range(len(row))], np.int64),
+                   np.array([v for row in _cross_ref([[b"a", b"b"], [b"c"]], d) for v in row], object)],
+        [[FIX(np.array([[b"x", b"y"], [b"z", b"w"]], object))]], grad=False),
+]

@@ -358,5 +358,15 @@ def sparse_features(tf, extra):
             "single": one["sp"]}
 
 
+def crosses(tf, extra):
+    a = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant(["a", "b", "c"]), [2, 2])
+    b = tf.constant([["x", "y"], ["z", "w"]])
+    c = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 2, 3], tf.int64), [2, 2])
+    return {"cross": tf.sparse.cross([a, b, c]), "cross_dense_first": tf.sparse.cross([b, a]),
+            "hashed": tf.sparse.cross_hashed([a, b, c], num_buckets=100),
+            "hashed_raw": tf.sparse.cross_hashed([c, a]), "hashed_key": tf.sparse.cross_hashed([a], 7, hash_key=5)}
+
+
 CASES = [sparse_forward, sparse_gradients, sets_and_bits, lookups, tensor_arrays, embeddings, sparse_math,
-         sparse_misc, sparse_serialization, mutable_tables, segments_and_scatter_extremes, sparse_features]
+         sparse_misc, sparse_serialization, mutable_tables, segments_and_scatter_extremes, sparse_features,
+         crosses]
