@@ -113,6 +113,9 @@ def cardinality_of(value):
 
 
 def _cardinality(v):
+    own = getattr(v, "cardinality", None)
+    if callable(own):
+        return own()
     t = type(v)
     if t is V.TensorSlices:
         return int(np.shape(v.components[0])[0]) if v.components else 0

@@ -236,12 +236,31 @@ def _dataset_rows():
             s.run(write)
         assert list(tf.python_io.tf_record_iterator(path)) == records
 
+    def bucket():
+        lengths = [2, 5, 1, 4, 3, 1]
+        rows = np.zeros((6, 5), np.int64)
+        for i, n in enumerate(lengths):
+            rows[i, :n] = i + 1
+        ds = D.from_tensor_slices((rows, np.array(lengths, np.int64))).map(lambda r, n: r[:n])
+        got = elements(ds.apply(E.bucket_by_sequence_length(lambda r: tf.shape(r)[0], [3], [2, 2])))
+        # short rows (< 3) pair up as they come, long ones too; batches are padded to their longest row
+        assert got == [[[1, 1], [3, 0]], [[2, 2, 2, 2, 2], [4, 4, 4, 4, 0]], [[6]], [[5, 5, 5]]]
+
+    def assert_card():
+        assert elements(D.range(2).apply(E.assert_cardinality(2))) == [0, 1]
+        try:
+            elements(D.range(3).apply(E.assert_cardinality(2)))
+            raise AssertionError("a third element passed assert_cardinality(2)")
+        except tf.errors.FailedPreconditionError as e:
+            assert "expected to contain 2 elements but contained at least 3 elements" in str(e)
+
     return [custom("FixedLengthRecordDatasetV2", fixed), custom("IgnoreErrorsDataset", ignore),
             custom("UnbatchDataset", in_graph(unbatch)), custom("ScanDataset", in_graph(scan)),
             custom("TakeWhileDataset", in_graph(take_while)), custom("UniqueDataset", in_graph(unique)),
             custom("DirectedInterleaveDataset", in_graph(directed)), custom("RandomDataset", in_graph(random)),
             custom("DatasetCardinality", in_graph(cardinality)), custom("DatasetToSingleElement", in_graph(single)),
-            custom("DatasetToTFRecord", in_graph(to_tfrecord))]
+            custom("DatasetToTFRecord", in_graph(to_tfrecord)),
+            custom("GroupByWindowDataset", in_graph(bucket)), custom("AssertCardinalityDataset", in_graph(assert_card))]
 
 
 def _sparse_map_rows():
