@@ -61,6 +61,7 @@ def test_projector_draws_clicks_to_neighbours_and_searches(page, sample_url):
     names = page.locator(".proj-neighbour").all_text_contents()
     assert all(n.startswith("square_") for n in names), names
     assert page.is_visible(".proj-sprite")
+    assert page.locator(".proj-neighbour canvas.proj-thumb").count() == 10
     page.fill(".proj-search", "^triangle_")
     assert wait_until(lambda: page.text_content(".proj-search-info") == "20 matches")
     page.select_option(".proj-dims", "3")

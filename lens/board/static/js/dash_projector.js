@@ -256,7 +256,9 @@
       const li = document.createElement("li");
       li.className = "proj-neighbour";
       li.dataset.index = String(k);
-      li.textContent = labelOf(k) + "  (cosine distance " + dist.toFixed(3) + ")";
+      const thumb = spriteCanvas(k, 24);
+      if (thumb) li.append(thumb);
+      li.append(document.createTextNode(labelOf(k) + "  (cosine distance " + dist.toFixed(3) + ")"));
       li.addEventListener("click", () => select(k));
       return li;
     }));
@@ -265,16 +267,26 @@
     draw();
   }
 
-  function drawSprite(i) {
+  // Point i's image from the sprite sheet (row-major tiles of single_image_dim) into canvas.
+  function paintSprite(canvas, i, size) {
     const img = state.spriteImage;
     const [w, h] = state.spriteDim || [0, 0];
-    if (!img || !w || !h) { el.sprite.hidden = true; return; }
+    if (!img || !w || !h) return false;
     const perRow = Math.floor(img.naturalWidth / w);
-    const canvas = el.sprite;
     canvas.width = w; canvas.height = h;
-    canvas.style.width = Math.max(64, w) + "px";
+    canvas.style.width = size + "px";
     canvas.getContext("2d").drawImage(img, (i % perRow) * w, Math.floor(i / perRow) * h, w, h, 0, 0, w, h);
-    canvas.hidden = false;
+    return true;
+  }
+
+  function spriteCanvas(i, size) {
+    const canvas = document.createElement("canvas");
+    canvas.className = "proj-thumb";
+    return paintSprite(canvas, i, size) ? canvas : null;
+  }
+
+  function drawSprite(i) {
+    el.sprite.hidden = !paintSprite(el.sprite, i, Math.max(64, (state.spriteDim || [0])[0]));
   }
 
   function build(container) {
