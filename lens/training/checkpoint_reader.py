@@ -112,8 +112,10 @@ class CheckpointReader:
         return {n: self._reader.dtype(n) for n in self._reader.names()}
 
     def debug_string(self):
-        """One line per tensor: `name (dtype) [shape]`, as bytes (TensorFlow's DebugString)."""
-        return "".join("%s (%s) %s\n" % (n, self._reader.dtype(n).name, self._reader.shape(n))
+        """One line per tensor, `name (DT_FLOAT) [3,2]`, as bytes (TensorFlow's DebugString)."""
+        from lens.proto import types_pb2
+        return "".join("%s (%s) [%s]\n" % (n, types_pb2.DataType.Name(self._reader.dtype(n).as_datatype_enum),
+                                            ",".join(str(d) for d in self._reader.shape(n)))
                        for n in self._reader.names()).encode("utf-8")
 
 

@@ -260,3 +260,19 @@ def test_import_meta_graph_input_map_and_collection_predicate():
     with tf.Session() as sess:
         saver.restore(sess, os.path.join(CKPT_DIR, "model.ckpt-7"))
         np.testing.assert_allclose(sess.run("m/y:0"), EXPECTED["y"], rtol=1e-6)
+
+
+def test_debug_string_and_inspect_checkpoint_print_as_tensorflow(capsys):
+    from lens.python.tools import inspect_checkpoint
+    prefix = os.path.join(CKPT_DIR, "model.ckpt-7")
+    # TensorFlow 2.21's CheckpointReader.debug_string() for this fixture.
+    assert tf.train.NewCheckpointReader(prefix).debug_string() == (
+        b"dense/bias (DT_FLOAT) [2]\ndense/kernel (DT_FLOAT) [3,2]\nglobal_step (DT_INT64) []\nwords (DT_STRING) [3]\n")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, tensor_name="dense/bias", all_tensors=False)
+    assert capsys.readouterr().out == "tensor_name:  dense/bias\n[ 0.1 -0.2]\n# Total number of params: 12\n"
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, "", all_tensors=False, all_tensor_names=True,
+                                                        count_exclude_pattern="global_step|words")
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "tensor_name:  dense/bias" and out.endswith("# Total number of params: 8\n")
+    inspect_checkpoint.print_tensors_in_checkpoint_file(prefix, "nope", all_tensors=False)
+    assert "Key nope not found in checkpoint" in capsys.readouterr().out

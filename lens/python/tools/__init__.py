@@ -1,0 +1,1 @@
+"""TF1's `tensorflow.python.tools` paths under lens (inspect_checkpoint)."""
