@@ -28,12 +28,17 @@ def drawn(page, card):
     page.wait_for_selector(f"{card} .js-plotly-plot .scatterlayer .trace")
 
 
-def click_step(page, card, step):
-    x, y = page.evaluate("""([sel, step]) => {
+def step_point(page, card, step):
+    """Page coordinates of a step on a card's chart, halfway up."""
+    return page.evaluate("""([sel, step]) => {
         const el = document.querySelector(sel + " .js-plotly-plot");
         const box = el.querySelector(".nsewdrag").getBoundingClientRect();
         return [box.left + el._fullLayout.xaxis.l2p(step), box.top + box.height / 2]; }""",
                          [card, step])
+
+
+def click_step(page, card, step):
+    x, y = step_point(page, card, step)
     page.mouse.move(x, y)
     # plotly clicks on the point it last hovered: wait for the hover to reach this step.
     tip = ".scalar-tooltip:not([hidden]) .tt-step"
@@ -110,6 +115,17 @@ def test_step_selection_table_range_mode_fullscreen_and_settings(page, tbx_serve
         assert np.isclose(float(row["dt-value"]), loss_value(i, 50), rtol=1e-4)
         assert row["dt-relative"] == "50s"  # the fixture writes step s at 1000 + s seconds
         assert "1970" in row["dt-wall"]
+    # Dragging the line moves the selection (snapped to a logged step).
+    x, y = step_point(page, LOSS, 50)
+    x2, _ = step_point(page, LOSS, 70)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move((x + x2) / 2, y, steps=4)
+    page.mouse.move(x2, y, steps=4)
+    page.mouse.up()
+    assert wait_until(lambda: {r["dt-step"] for r in table(page, LOSS)} == {"70"})
+    click_step(page, LOSS, 50)
+    assert wait_until(lambda: {r["dt-step"] for r in table(page, LOSS)} == {"50"})
     # Range mode: from the first step to the picked one; min/max/mean/change over the range.
     page.check(f"{LOSS} .ts-range-mode")
     assert wait_until(lambda: "dt-mean" in (table(page, LOSS) or [{}])[0])
