@@ -76,3 +76,15 @@ def test_tsne_separates_clusters_when_scikit_learn_is_installed():
     assert points.shape == (60, 2) and variance is None
     gap = np.linalg.norm(points[:20].mean(0) - points[20:].mean(0))
     assert gap > 3 * max(points[:20].std(0).max(), points[20:].std(0).max())
+
+
+def test_logdir_spec_runs_find_their_directories():
+    from lens.events.provider import DataProvider
+    spec = DataProvider({"exp": LOGDIR, "solo": os.path.join(LOGDIR, "words")}, reload_interval=0)
+    spec.reload()
+    assert spec.run_dirs()["solo"] == os.path.join(LOGDIR, "words")
+    assert spec.run_dirs()["exp/files"] == os.path.join(LOGDIR, "files")
+    client = create_app(spec).test_client()
+    assert set(client.get(P + "/runs").get_json()) == {"exp/bad_rows", "exp/files", "exp/tf_ckpt", "exp/words",
+                                                        "solo"}
+    assert len(client.get(P + "/tensor?run=solo&name=word_embedding").get_data()) == 8 * 5 * 4
