@@ -144,6 +144,20 @@ def test_step_selection_table_range_mode_fullscreen_and_settings(page, tbx_serve
     assert shapes == 3
     page.click(f"{LOSS} .ts-clear-selection")
     assert wait_until(lambda: table(page, LOSS) == [])
+    # Per-card log y axis, and Fit undoing a zoom.
+    page.check(f"{LOSS} .ts-log-y")
+    assert wait_until(lambda: page.eval_on_selector(
+        f"{LOSS} .js-plotly-plot", "el => el._fullLayout.yaxis.type") == "log")
+    page.uncheck(f"{LOSS} .ts-log-y")
+    assert wait_until(lambda: page.eval_on_selector(
+        f"{LOSS} .js-plotly-plot", "el => el._fullLayout.yaxis.type") == "linear")
+    xrange = f"{LOSS} .js-plotly-plot"
+    full = page.eval_on_selector(xrange, "el => el._fullLayout.xaxis.range.slice()")
+    page.evaluate(f"""() => Plotly.relayout(document.querySelector("{xrange}"),
+                                            {{"xaxis.range": [10, 20]}})""")
+    page.click(f"{LOSS} .ts-fit")
+    assert wait_until(lambda: page.eval_on_selector(
+        xrange, "el => el._fullLayout.xaxis.range.slice()") == full)
     # The same page: full screen, then a setting change redrawing the card.
     check_fullscreen_card(page)
     check_setting_changes_redraw_the_cards(page)

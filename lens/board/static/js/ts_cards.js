@@ -91,8 +91,18 @@ window.lensTsCards = (function () {
     const clear = el("button", "ts-clear-selection", "Clear selection");
     clear.type = "button";
     clear.addEventListener("click", () => { card.selection = null; card.draw(); });
+    const log = el("input");
+    log.type = "checkbox";
+    log.className = "ts-log-y";
+    log.addEventListener("change", () => { card.logY = log.checked; card.resetView = true; card.draw(); });
+    const logLabel = el("label");
+    logLabel.append(log, document.createTextNode(" Log y"));
+    const fit = el("button", "ts-fit", "Fit");
+    fit.type = "button";
+    fit.title = "Fit the axes to the data (undo zooming)";
+    fit.addEventListener("click", () => { card.resetView = true; card.draw(); });
     tools.append(el("span", "muted", "Click the chart to pick a step."),
-      rangeLabel, clear);
+      rangeLabel, logLabel, fit, clear);
     card.tableEl = el("div", "ts-table");
     card.body.append(card.plot, card.note, tools, card.tableEl);
     card.request = () => ({plugin: "scalars", tag: card.tag, runs: env.runs()});
@@ -106,7 +116,7 @@ window.lensTsCards = (function () {
     };
     card.draw = (reason) => {
       const traces = SC.traces(card, env.runColor, env.escapeHtml);
-      const layout = SC.layout(traces, false, {height: height(card), shapes: ST.shapes(card)});
+      const layout = SC.layout(traces, !!card.logY, {height: height(card), shapes: ST.shapes(card)});
       if (reason === "smoothing" && sameTraces(card, traces)) return resmooth(card, traces, layout, env);
       if (card.resetView) { layout.uirevision = Math.random(); card.resetView = false; }
       else layout.uirevision = card.uirevision || "keep";
