@@ -12,6 +12,8 @@ from lens.framework.graph import Tensor, get_default_graph, name_scope
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from lens.ops import queue_state
+from lens.ops.array import stack
+from lens.ops.indexing import gather
 from lens.ops.random import get_seed
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"]
@@ -160,6 +162,15 @@ def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False):
     return shapes
 
 
+def _common_shape(shapes):
+    """The most specific shape all of shapes satisfy (unknown where they differ)."""
+    first = shapes[0]
+    if any(s.ndims != first.ndims for s in shapes) or first.ndims is None:
+        return unknown_shape()
+    return TensorShape([a if all(s.as_list()[i] == a for s in shapes) else None
+                        for i, a in enumerate(first.as_list())])
+
+
 class QueueBase:
     """A queue of elements (tuples of tensors), shared by the ops built from it."""
 
@@ -169,6 +180,21 @@ class QueueBase:
         self._names = list(names) if names is not None else None
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index, queues):
+        """A queue standing for queues[index], chosen each time its ops run (same dtypes and names required)."""
+        if not queues or not isinstance(queues, list) or not all(isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        dtypes = queues[0].dtypes
+        if any(q.dtypes != dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if any(q.names != names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [_common_shape([q.shapes[i] for q in queues]) for i in range(len(dtypes))]
+        selected = gather(stack([q.queue_ref for q in queues]), index)
+        return QueueBase(dtypes, shapes, names, selected)
 
     queue_ref = property(lambda self: self._queue_ref, doc="The queue's resource handle tensor.")
     name = property(lambda self: self._queue_ref.op.name, doc="The queue op's name.")

@@ -269,3 +269,22 @@ def test_run_timeouts_end_blocked_queue_ops():
         with pytest.raises(tf.errors.DeadlineExceededError):
             s.run(q.enqueue(2))
         assert s.run(q.size()) == 1
+
+
+def test_queue_from_list_picks_a_queue_per_run():
+    q1 = tf.FIFOQueue(3, [tf.int32], shapes=[[]])
+    q2 = tf.FIFOQueue(3, [tf.int32], shapes=[[2]])
+    i = tf.placeholder(tf.int32, [])
+    q = tf.QueueBase.from_list(i, [q1, tf.FIFOQueue(3, [tf.int32], shapes=[[]])])
+    assert q.name == "GatherV2" and q.queue_ref.op.type == "GatherV2" and q.shapes[0].as_list() == []
+    assert tf.QueueBase.from_list(i, [q1, q2]).shapes[0].ndims is None     # no common shape: unknown
+    enq = q.enqueue(7)
+    assert enq.name == "GatherV2_enqueue"
+    with tf.Session() as s:
+        s.run(enq, {i: 1})
+        assert s.run(q1.size()) == 0 and s.run(q.size(), {i: 1}) == 1
+        assert s.run(q.dequeue(), {i: 1}) == 7
+    with pytest.raises(TypeError, match="matching component dtypes"):
+        tf.QueueBase.from_list(i, [q1, tf.FIFOQueue(3, [tf.float32])])
+    with pytest.raises(TypeError, match="A list of queues expected"):
+        tf.QueueBase.from_list(i, [])
