@@ -90,6 +90,12 @@ def test_settings_are_remembered_across_reloads(page, tbx_server):
 def test_dark_mode_reaches_page_and_plotly(page, tbx_server):
     open_scalars(page, tbx_server)
     assert page.evaluate("document.documentElement.dataset.theme") == "light"
+    # "System" (the default) follows the browser's colour scheme, live.
+    page.emulate_media(color_scheme="dark")
+    assert wait_until(lambda: page.evaluate("document.documentElement.dataset.theme") == "dark")
+    assert wait_until(lambda: plot_layout(page, "paper_bgcolor") == "#2b2c30")
+    page.emulate_media(color_scheme="light")
+    assert wait_until(lambda: plot_layout(page, "paper_bgcolor") == "#ffffff")
     assert plot_layout(page, "paper_bgcolor") == "#ffffff"
     set_setting(page, "theme", "dark")
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
