@@ -120,7 +120,8 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
         if padding_values is None:
             pads = [b"" if t is _dt.string else 0 for t in flat_types]
         else:
-            pads = [np.asarray(v).item() if not isinstance(v, (bytes, str)) else v for v in nest.flatten(padding_values)]
+            pads = [np.asarray(v).item() if not isinstance(v, (bytes, str)) else v
+                    for v in nest.flatten(padding_values)]
         out_shapes = nest.pack_as(dataset.output_types, [
             TensorShape([None] + ([None] * len(s) if no_padding and padded_shapes is None else s)) for s in shapes])
         fn.bucketing = {"_boundaries": boundaries, "_batch_sizes": sizes, "_shapes": shapes, "_pads": pads,

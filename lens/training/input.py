@@ -38,7 +38,8 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     if num_epochs <= 0:
         raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
     with name_scope(name, "limit_epochs", [tensor]) as name:
-        epochs = Variable(convert_to_tensor(0, dtype=_dt.int64), name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
+        epochs = Variable(convert_to_tensor(0, dtype=_dt.int64), name="epochs", trainable=False,
+                          collections=[GraphKeys.LOCAL_VARIABLES])
         counter = epochs.count_up_to(num_epochs)
         with control_dependencies([counter]):
             return identity(tensor, name=name)

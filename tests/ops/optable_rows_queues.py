@@ -323,4 +323,5 @@ def _accumulator_rows():
                                                       for t in dense_types]
 
 
-ROWS = _sparse_map_rows() + _accumulator_rows() + _queue_rows() + _count_up_to() + _file_rows() + _reader_rows() + _dataset_rows()
+ROWS = (_sparse_map_rows() + _accumulator_rows() + _queue_rows() + _count_up_to() + _file_rows() + _reader_rows()
+        + _dataset_rows())
