@@ -1,5 +1,5 @@
 """CNN training step (conv 5x5x1x32 SAME, relu, max_pool 2x2, dense 10; batch 64, 28x28x1, SGD):
-lens vs the same step written by hand in NumPy, and vs TF's figure.
+lens vs the same step written by hand in NumPy (TensorFlow's side: bench_mnist's full convnet).
 
 `python -m bench.bench_cnn --profile` also prints lens's slowest kernel calls in the plain (fused)
 plan, and its slowest ops in a traced run (one call per op).
@@ -10,7 +10,6 @@ import time
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-TF_STEP_MS = 3.2  # TensorFlow CPU on this kind of machine (issue 6 figure, not measured here)
 BATCH = 64
 
 
@@ -150,8 +149,6 @@ def run(quick=False):
     return [
         {"name": "CNN conv5x5x32+pool+dense10 SGD step, b=64", "lens": t_lens * 1e3, "other": t_np * 1e3,
          "other_name": "NumPy by hand", "unit": "ms/step", "note": agree},
-        {"name": "CNN step vs TensorFlow", "lens": t_lens * 1e3, "other": TF_STEP_MS,
-         "other_name": "TF (issue figure)", "unit": "ms/step", "note": "goal <= 2x"},
     ]
 
 

@@ -2,13 +2,8 @@
 
 import numpy as np
 
+from bench import peers
 from bench.timing import best_of
-
-# TensorFlow 2.21 (compat.v1 graph mode) on this kind of machine, from issue 2 (not measured here:
-# TensorFlow is not a dependency). Ratios against them are labelled "TF (issue figure)".
-TF_TINY_US = 90.0
-TF_CHAIN_US = 105.0
-TF_MLP_BUILD_MS = 37.0
 
 
 def _tiny(tf, number):
@@ -74,20 +69,23 @@ def run(quick=False):
     tiny = _tiny(tf, number) * 1e6
     chain = _chain(tf, number // 10) * 1e6
     chain_np = _chain_numpy(number // 10) * 1e6
+    tf_side = peers.tensorflow(["tiny", "chain", "mlp_build"], quick)
+    tf_name = peers.tf_name()
     rows = [
-        {"name": "Session.run y=x*2+1 (fed scalar)", "lens": tiny, "other": TF_TINY_US,
-         "other_name": "TF (issue figure)", "unit": "us/call", "note": "goal <= 25 us"},
-        {"name": "Session.run 100-op chain [10]", "lens": chain, "other": TF_CHAIN_US,
-         "other_name": "TF (issue figure)", "unit": "us/call", "note": "%.2f us/op; goal <= 1x TF" % (chain / 100)},
+        {"name": "Session.run y=x*2+1 (fed scalar)", "lens": tiny, "other": peers.scaled(tf_side["tiny"], 1e6),
+         "other_name": tf_name, "unit": "us/call", "note": "goal <= 4 us"},
+        {"name": "Session.run 100-op chain [10]", "lens": chain, "other": peers.scaled(tf_side["chain"], 1e6),
+         "other_name": tf_name, "unit": "us/call", "note": "%.2f us/op; goal <= 1x TF" % (chain / 100)},
         {"name": "100-op chain, hand-written NumPy", "lens": chain, "other": chain_np,
          "other_name": "NumPy loop", "unit": "us/call", "note": "engine overhead vs bare NumPy"},
     ]
     try:
         build_s, n_ops = _mlp_build(tf)
         rows.append({"name": "build MLP 784-256-256-10 + minimize", "lens": build_s * 1e3,
-                     "other": TF_MLP_BUILD_MS, "other_name": "TF (issue figure)", "unit": "ms",
+                     "other": peers.scaled(tf_side["mlp_build"], 1e3), "other_name": tf_name, "unit": "ms",
                      "note": "%d ops; goal <= TF" % n_ops})
     except AttributeError as e:  # tf.nn ops land with their own module
-        rows.append({"name": "build MLP 784-256-256-10 + minimize", "lens": None, "other": TF_MLP_BUILD_MS,
-                     "other_name": "TF (issue figure)", "unit": "ms", "note": "skipped: %s" % e})
+        rows.append({"name": "build MLP 784-256-256-10 + minimize", "lens": None,
+                     "other": peers.scaled(tf_side["mlp_build"], 1e3),
+                     "other_name": tf_name, "unit": "ms", "note": "skipped: %s" % e})
     return rows

@@ -1,4 +1,8 @@
-"""Runs every bench/bench_*.py module's run(quick) and prints one table with ratios."""
+"""Runs every bench/bench_*.py module's run(quick) and prints one table: lens, peer, ratio per row.
+
+Peers are measured, never quoted: TensorFlow's side runs in a subprocess (bench/peers.py) when a
+Python with TensorFlow is at hand ($LENS_BENCH_TF_PYTHON or this one), else the row says so.
+"""
 import argparse
 import importlib
 import pkgutil
@@ -35,7 +39,7 @@ def _fmt(v):
 
 def format_table(rows):
     """One text table: name, lens, other, ratio, unit, note."""
-    head = ("benchmark", "lens", "other", "other is", "lens/other", "unit", "note")
+    head = ("benchmark", "lens", "peer", "peer is", "lens/peer", "unit", "note")
     lines = [head]
     for r in rows:
         other = r.get("other")
@@ -56,8 +60,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     ap.add_argument("names", nargs="*", help="benchmarks to run (default: all): %s" % ", ".join(discover()))
     ap.add_argument("--quick", action="store_true", help="tiny sizes, only to check the benchmarks run")
+    ap.add_argument("--only", metavar="NAME", help="one benchmark (e.g. mlp), or BENCH/TEXT for its "
+                    "rows whose name contains TEXT (e.g. 'engine/y=x*2+1')")
     args = ap.parse_args(argv)
     names = args.names or discover()
+    pick = None
+    if args.only:
+        names, _, pick = args.only.partition("/")
+        names = [names]
     unknown = [n for n in names if n not in discover()]
     if unknown:
         ap.error("unknown benchmark(s) %s; choose from %s" % (", ".join(unknown), ", ".join(discover())))
@@ -65,7 +75,7 @@ def main(argv=None):
     for name in names:
         t0 = time.perf_counter()
         print("running %s ..." % name, file=sys.stderr, flush=True)
-        rows.extend(run_one(name, args.quick))
+        rows.extend(r for r in run_one(name, args.quick) if not pick or pick.lower() in r["name"].lower())
         print("  %s done in %.1f s" % (name, time.perf_counter() - t0), file=sys.stderr, flush=True)
     print(format_table(rows))
     return rows

@@ -1,0 +1,79 @@
+"""MNIST convnet training step, TF's layers tutorial model (tf.layers conv 5x5x32 SAME + relu,
+max_pool 2x2, conv 5x5x64 + relu, max_pool, dense 1024 + relu, dropout 0.4, dense 10; sparse
+softmax cross entropy; Adam 1e-4; batch 64, about 5.3 GFLOP): lens vs TensorFlow, measured
+(bench/peers.py runs the same graph in TensorFlow).
+
+`python -m bench.bench_mnist --profile` prints lens's slowest ops from FULL_TRACE step stats.
+"""
+import sys
+
+import numpy as np
+
+from bench import peers
+from bench.timing import best_of
+
+
+def lens_graph(batch):
+    """(session, train op, loss, feed) of the model in lens."""
+    import lens as tf
+    rng = np.random.default_rng(0)
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 28, 28, 1])
+        y = tf.placeholder(tf.int64, [None])
+        h = tf.layers.conv2d(x, 32, 5, padding="same", activation=tf.nn.relu)
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.conv2d(h, 64, 5, padding="same", activation=tf.nn.relu)
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.dense(tf.reshape(h, [-1, 7 * 7 * 64]), 1024, activation=tf.nn.relu)
+        h = tf.layers.dropout(h, 0.4, training=True)
+        logits = tf.layers.dense(h, 10)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=logits)
+        train = tf.train.AdamOptimizer(1e-4).minimize(loss)
+        sess = tf.Session(graph=g)
+        sess.run(tf.global_variables_initializer())
+    feed = {x: rng.random((batch, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, batch)}
+    return sess, train, loss, feed
+
+
+def run(quick=False):
+    """Rows for the bench table."""
+    batch = 16 if quick else 64
+    sess, train, loss, feed = lens_graph(batch)
+    losses = [float(sess.run([train, loss], feed)[1]) for _ in range(3)]
+    lens_ms = best_of(lambda: sess.run([train, loss], feed), 2 if quick else 5, 2 if quick else 10) * 1e3
+    tf_ms = peers.scaled(peers.tensorflow(["mnist_step"], quick)["mnist_step"], 1e3)
+    return [{"name": "MNIST convnet Adam step, b=%d" % batch, "lens": lens_ms, "other": tf_ms,
+             "other_name": peers.tf_name(), "unit": "ms/step",
+             "note": "loss falls %.3f -> %.3f; goal <= 1.0x" % (losses[0], losses[-1])
+             if losses[-1] < losses[0] else "LOSS DID NOT FALL %s" % losses}]
+
+
+def profile(steps=10, top=15):
+    """Mean time per op over traced steps, slowest first (from RunMetadata.step_stats)."""
+    import lens as tf
+    sess, train, loss, feed = lens_graph(64)
+    sess.run([train, loss], feed)
+    totals = {}
+    for _ in range(steps):
+        md = tf.RunMetadata()
+        sess.run([train, loss], feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=md)
+        for dev in md.step_stats.dev_stats:
+            for ns in dev.node_stats:
+                key = "%s (%s)" % (ns.node_name, ns.timeline_label.split(" = ")[-1].split("(")[0])
+                totals[key] = totals.get(key, 0) + ns.all_end_rel_micros
+    rows = sorted(totals.items(), key=lambda kv: -kv[1])
+    print("%9s  %s" % ("ms/step", "op"))
+    for name, us in rows[:top]:
+        print("%9.3f  %s" % (us / steps / 1e3, name))
+    print("%9.3f  all %d ops" % (sum(totals.values()) / steps / 1e3, len(rows)))
+
+
+if __name__ == "__main__":
+    if "--profile" in sys.argv:
+        profile()
+    else:
+        from bench.run import format_table
+        print(format_table(run("--quick" in sys.argv)))
