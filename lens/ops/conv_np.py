@@ -288,12 +288,37 @@ def conv2d_backprop_filter(x, dy, f_shape, geo):
     return df.reshape(f_shape)
 
 
+def _transposed_geometry(in_shape, geo):
+    """Geometry of d input as a forward stride-1 convolution over the output gradient, or None.
+
+    With stride and dilation 1, dx[y] = sum_i dy[y + top - i] f[i]: a convolution of dy, padded by
+    KH-1-top before and whatever makes H rows after, with the kernel rotated 180 degrees.
+    """
+    if geo.strides != (1, 1) or geo.dilations != (1, 1):
+        return None
+    pads = []
+    for axis in range(2):
+        k, size, out = geo.k_hw[axis], in_shape[1 + axis], geo.out_hw[axis]
+        before = k - 1 - geo.pads[axis][0]
+        after = size + k - 1 - out - before
+        if before < 0 or after < 0:
+            return None
+        pads.append((before, after))
+    return Geometry(geo.out_hw, geo.k_hw, (1, 1), (1, 1), pads)
+
+
 def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input from the filter and the output gradient."""
     n, oh, ow, o = dy.shape
     kh, kw, c, _ = f.shape
     dy2 = dy.reshape(-1, o)
     if not _few_channels(c):
+        tgeo = _transposed_geometry(in_shape, geo)
+        if tgeo is not None and not _few_channels(o):
+            # One im2col of dy and a GEMM per block, no scatter-add: the kernel rotated 180
+            # degrees with its channel axes swapped is (KH, KW, O, C).
+            rotated = np.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2))
+            return conv2d(dy, rotated, tgeo)
         cols = (dy2 @ f.reshape(-1, o).T).reshape(n, oh, ow, kh, kw, c)
         return col2im(cols, in_shape, geo, dy.dtype)
     # Tap-major: each tap's contribution is one contiguous (C, N, OH, OW) block, added into a

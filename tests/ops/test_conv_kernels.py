@@ -177,3 +177,20 @@ def test_cnn_training_step_matches_the_hand_written_numpy_step():
     ok, by_hand, in_lens = B.losses_agree(x, y, params, steps=3)
     assert ok, (by_hand, in_lens)
     assert in_lens[0] != in_lens[1] != in_lens[2]           # the updates were applied, alike
+
+
+@pytest.mark.parametrize("hw, k, pad", [((7, 6), (3, 3), "SAME"), ((8, 7), (2, 3), "VALID"),
+                                        ((6, 9), (4, 5), "SAME"), ((5, 6), (2, 2), "SAME")])
+def test_backprop_input_as_a_forward_convolution_matches_the_reference(hw, k, pad, blocks):
+    """Stride 1 with many channels each way: d input is the rotated kernel over the padded gradient."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3,) + hw + (6,))
+    f = rng.normal(size=k + (6, 7))
+    y = tf.nn.conv2d(x, f, [1, 1, 1, 1], pad)
+    dy = rng.normal(size=y.shape.as_list())
+    bpi = tf.nn.conv2d_backprop_input(list(x.shape), f, dy, [1, 1, 1, 1], pad)
+    with tf.Session() as sess:
+        got = sess.run(bpi)
+    assert K._transposed_geometry(x.shape, K.Geometry(hw, k, (1, 1), (1, 1), pad)) is not None
+    np.testing.assert_allclose(got, R.conv2d_backprop_input(x.shape, f, dy, (1, 1), (1, 1), pad),
+                               rtol=1e-10, atol=1e-10)
