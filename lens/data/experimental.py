@@ -16,12 +16,14 @@ from lens.ops.string_csv import decode_csv
 from lens.data.experimental_datasets import *  # noqa: F401,F403 - the rest of tf.data.experimental
 from lens.data.experimental_datasets import __all__ as _more
 from lens.data.bucketing import assert_cardinality, bucket_by_sequence_length
+from lens.data.experimental_more import *  # noqa: F401,F403 - Reducer, group_by_reducer, from_list, SqlDataset, ...
+from lens.data.experimental_more import __all__ as _more2
 from lens.data.options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,  # noqa: F401
                                ExternalStatePolicy, OptimizationOptions, ThreadingOptions)
 
 __all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "ignore_errors", "make_csv_dataset", "AutoShardPolicy",
            "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
-           "ThreadingOptions", "assert_cardinality", "bucket_by_sequence_length"] + list(_more)
+           "ThreadingOptions", "assert_cardinality", "bucket_by_sequence_length"] + list(_more) + list(_more2)
 
 AUTOTUNE = -1
 

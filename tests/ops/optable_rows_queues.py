@@ -246,6 +246,27 @@ def _dataset_rows():
         # short rows (< 3) pair up as they come, long ones too; batches are padded to their longest row
         assert got == [[[1, 1], [3, 0]], [[2, 2, 2, 2, 2], [4, 4, 4, 4, 0]], [[6]], [[5, 5, 5]]]
 
+    def reducer():
+        xs = [4, 9, 1, 6, 7, 2]
+        r = E.Reducer(lambda k: np.int64(0), lambda s, x: s + x, lambda s: s)
+        got = elements(D.from_tensor_slices(np.array(xs, np.int64)).apply(E.group_by_reducer(lambda x: x % 2, r)))
+        assert got == [sum(x for x in xs if x % 2 == 0), sum(x for x in xs if x % 2 == 1)]     # keys in order
+
+    def from_list():
+        assert elements(E.from_list([[1, 2], [3], [4, 5, 6]])) == [[1, 2], [3], [4, 5, 6]]
+
+    def sql():
+        import sqlite3
+        db = os.path.join(_tmpdir(), "q.db")
+        conn = sqlite3.connect(db)
+        conn.execute("create table t (n integer, s text)")
+        conn.executemany("insert into t values (?, ?)", [(3, "c"), (1, "a"), (2, None)])
+        conn.commit()
+        want = [(n, (s or "").encode()) for n, s in conn.execute("select n, s from t order by n")]
+        conn.close()
+        got = elements(E.SqlDataset("sqlite", db, "select n, s from t order by n", (tf.int64, tf.string)))
+        assert [tuple(g) for g in got] == want
+
     def assert_card():
         assert elements(D.range(2).apply(E.assert_cardinality(2))) == [0, 1]
         try:
@@ -260,7 +281,9 @@ def _dataset_rows():
             custom("DirectedInterleaveDataset", in_graph(directed)), custom("RandomDataset", in_graph(random)),
             custom("DatasetCardinality", in_graph(cardinality)), custom("DatasetToSingleElement", in_graph(single)),
             custom("DatasetToTFRecord", in_graph(to_tfrecord)),
-            custom("GroupByWindowDataset", in_graph(bucket)), custom("AssertCardinalityDataset", in_graph(assert_card))]
+            custom("GroupByWindowDataset", in_graph(bucket)), custom("AssertCardinalityDataset", in_graph(assert_card)),
+            custom("GroupByReducerDataset", in_graph(reducer)), custom("ListDataset", in_graph(from_list)),
+            custom("SqlDataset", in_graph(sql))]
 
 
 def _sparse_map_rows():
