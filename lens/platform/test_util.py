@@ -16,7 +16,7 @@ from lens.platform import tf_logging
 __all__ = ["main", "get_temp_dir", "is_gpu_available", "is_built_with_cuda", "is_built_with_gpu_support",
            "is_built_with_rocm", "is_built_with_xla", "gpu_device_name", "test_src_dir_path", "compute_gradient",
            "compute_gradient_error", "assert_equal_graph_def", "Benchmark", "StubOutForTesting",
-           "disable_with_predicate"]
+           "disable_with_predicate", "with_eager_op_as_function"]
 
 _temp_dir = []
 
@@ -81,6 +81,13 @@ def disable_with_predicate(pred, skip_message):
             return func(self, *args, **kwargs)
         return wrapper
     return decorator
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """The class itself (TF 2.21's decorator also returns it unchanged; usable with or without arguments)."""
+    if cls is not None:
+        return cls
+    return lambda c: c
 
 
 # ------------------------------------------------------------------ gradient checker (TF1's gradient_checker)

@@ -62,6 +62,11 @@ def test_test_case_through_unittest():
     assert "1 of 2 elements differ" in messages and "2.5" in messages
 
 
+def test_with_eager_op_as_function_keeps_the_class():
+    assert tf.test.with_eager_op_as_function(_Sample) is _Sample
+    assert tf.test.with_eager_op_as_function(only_as_function=True)(_Sample) is _Sample
+
+
 def test_build_queries_and_paths():
     assert tf.test.is_gpu_available() is False and tf.test.is_built_with_cuda() is False
     assert tf.test.gpu_device_name() == "" and tf.test.is_built_with_gpu_support() is False
