@@ -261,3 +261,23 @@ def test_graphs_with_ops_lens_lacks_fail_before_anything_is_imported():
                                          "TF2 SavedModel"):
         tf.train.import_meta_graph(meta)
     assert tf.get_default_graph().get_operations() == []
+
+
+def test_saved_model_cli_prints_what_tensorflows_prints(capsys):
+    from lens.python.tools import saved_model_cli
+    want = json.load(open(os.path.join(FIXTURES, "saved_model_cli.json")))
+    cases = {"show": [], "show_tag_set": ["--tag_set", "serve"],
+             "show_signature": ["--tag_set", "serve", "--signature_def", "serving_default"], "show_all": ["--all"]}
+    for name, extra in cases.items():
+        saved_model_cli.main(["show", "--dir", TF_EXPORT] + extra)
+        assert capsys.readouterr().out.rstrip("\n") == want[name], name
+    saved_model_cli.main(["run", "--dir", TF_EXPORT, "--tag_set", "serve", "--signature_def", "serving_default",
+                          "--input_exprs", "x=%r" % (EXPECTED["x"],)])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == want["run"].splitlines()[0] == "Result for output key y:"
+    numbers = [float(v) for v in out.replace("[", " ").replace("]", " ").split()[5:]]
+    np.testing.assert_allclose(numbers, np.ravel(EXPECTED["y"]), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="tag-set gpu could not be found.*'serve', 'train'"):
+        saved_model_cli.main(["show", "--dir", TF_EXPORT, "--tag_set", "gpu"])
+    with pytest.raises(ValueError, match='Could not find signature "nope". Please choose from: scores, serving_def'):
+        saved_model_cli.main(["show", "--dir", TF_EXPORT, "--tag_set", "serve", "--signature_def", "nope"])
