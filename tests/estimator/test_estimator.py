@@ -230,3 +230,25 @@ def test_train_and_evaluate_evaluates_each_checkpoint(tmp_path):
         tf.estimator.train_and_evaluate(object(), train_spec, eval_spec)
     with pytest.raises(ValueError, match="Must specify max_steps > 0, given: 0"):
         tf.estimator.TrainSpec(train_spec.input_fn, max_steps=0)
+
+
+def test_checkpoint_cadence_keep_max_named_eval_and_predict_keys(tmp_path):
+    config = tf.estimator.RunConfig(save_checkpoints_steps=10, keep_checkpoint_max=2)
+    est = _fit(tmp_path, steps=45, config=config)
+    kept = sorted(n[:-len(".index")] for n in os.listdir(tmp_path) if n.endswith(".index"))
+    assert kept == ["model.ckpt-40", "model.ckpt-45"]
+    est.evaluate(tf.estimator.inputs.numpy_input_fn({"x": X_TRAIN}, Y_TRAIN, shuffle=False), name="holdout")
+    assert os.path.isdir(tmp_path / "eval_holdout") and est.eval_dir("holdout") == str(tmp_path / "eval_holdout")
+
+    def two_outputs(features, labels, mode):
+        w = tf.get_variable("W", [1], tf.float64)
+        y = w * features["x"]
+        return tf.estimator.EstimatorSpec(mode, predictions={"y": y, "double": 2 * y})
+    est2 = tf.estimator.Estimator(two_outputs, model_dir=str(tmp_path))
+    input_fn = tf.estimator.inputs.numpy_input_fn({"x": X_TRAIN[:2]}, shuffle=False)
+    preds = list(est2.predict(input_fn, predict_keys=["double"]))
+    assert [sorted(p) for p in preds] == [["double"], ["double"]]
+    with pytest.raises(ValueError, match="Expected to run at least one output from"):
+        list(est2.predict(input_fn, predict_keys=["nope"]))
+    batches = list(est2.predict(input_fn, yield_single_examples=False))
+    assert len(batches) == 1 and batches[0]["y"].shape == (2,)
