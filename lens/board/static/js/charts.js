@@ -128,6 +128,25 @@ window.lensCharts = (function () {
     if (name === "cardWidth") for (const el of packed) repack(el);
   });
 
+  // fn, run at most once per animation frame however often it is asked (a dragged slider
+  // fires many input events per frame); returns a promise of that run's result. merge(a, b)
+  // folds the arguments of calls made before the frame (default: the latest wins).
+  function perFrame(fn, merge) {
+    let pending = null, args = null;
+    return function (...next) {
+      args = args && merge ? merge(args, next) : next;
+      if (!pending) {
+        pending = new Promise((resolve, reject) => requestAnimationFrame(() => {
+          const run = args;
+          pending = null;
+          args = null;
+          try { resolve(fn(...run)); } catch (e) { reject(e); }
+        }));
+      }
+      return pending;
+    };
+  }
+
   // A collapsible group of cards (one per tag prefix); open state survives rerenders.
   function groupSection(name, count, openGroups) {
     const details = document.createElement("details");
@@ -312,6 +331,6 @@ window.lensCharts = (function () {
 
   return {plotlyReady, whenPlotly, startPlotly, drawChart, purge, smooth, toNumber, xValues,
     xAxisLayout, groupTags, tagRegex, toolbar, labelled, select, groupSection, packGroups, card,
-    baseLayout, tint, resizeCharts,
+    baseLayout, tint, resizeCharts, perFrame,
     renderRunTagCards, renderPluginCards, statusAndCards, PLOT_CONFIG};
 })();

@@ -48,10 +48,12 @@
       settings.xAxis());
     xAxis.className = "x-axis";
     xAxis.addEventListener("change", () => S.set("xAxis", xAxis.value));
+    // A dragged smoothing slider redraws once per frame, not once per input event.
+    const redrawSoon = C.perFrame(() => { for (const card of cards.values()) draw(card); });
     S.onChange((name, value) => {
       if (name === "smoothing") {
         slider.value = number.value = String(value);
-        for (const card of cards.values()) draw(card);
+        redrawSoon();
       } else if (name === "xAxis") {
         xAxis.value = value;
         for (const card of cards.values()) { card.zoom = null; card.resetView = true; draw(card); }

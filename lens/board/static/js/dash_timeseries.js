@@ -214,7 +214,10 @@
     if (loads.length) api.loaded = Promise.all(loads);
   }
 
-  // A setting changed: redraw what is on screen now, the rest when it scrolls in.
+  // A setting changed: redraw what is on screen now, the rest when it scrolls in. Changes
+  // within one frame are drawn once (a reset or a full redraw asked by any of them wins).
+  const redrawSoon = C.perFrame((reset, reason) => redrawAll(reset, reason),
+    (a, b) => [a[0] || b[0], a[1] === b[1] ? a[1] : "all"]);
   function redrawAll(reset, reason) {
     const draws = [];
     for (const card of cards.values()) {
@@ -285,9 +288,9 @@
     S.onChange((name, value) => {
       if (name === "cardWidth") width.value = String(value);
       if (["smoothing", "ignoreOutliers", "histogramMode", "histogramAxis", "theme"].includes(name)) {
-        redrawAll(false, name);
+        api.redrawn = redrawSoon(false, name);
       }
-      if (name === "xAxis") redrawAll(true);
+      if (name === "xAxis") api.redrawn = redrawSoon(true, "all");
     });
     bar.append(filter, C.labelled("Type", type), C.labelled("Card width", width));
     container.append(bar);
