@@ -9,6 +9,7 @@ Rows (the Scalars tab on the same logdir is the point of comparison):
 """
 
 import logging
+import os
 import statistics
 import threading
 import time
@@ -110,7 +111,8 @@ def _rows(runs, tags, steps):
             browser.close()
     finally:
         server.shutdown()
-    note = f"{tags} cards x {runs} runs x {steps} steps"
+    # The machine's load matters a lot to browser timings: say what it was.
+    note = f"{tags} cards x {runs} runs x {steps} steps, load avg {os.getloadavg()[0]:.1f}"
     other = "Scalars tab, same logdir"
     return [
         {"name": "time series: page open to first row drawn", "lens": ts[0], "other": sc[0],
