@@ -198,3 +198,18 @@ def test_wide_and_deep_with_categorical_hashed_and_crossed_columns(tmp_path):
                  "linear/linear_model/occ/weights", "linear/linear_model/age_bucketized/weights"):
         assert name in names
     assert est.get_variable_value("linear/linear_model/age_bucketized_X_occ/weights").shape == (50, 1)
+
+
+def test_baseline_estimators_learn_the_prior(tmp_path, data):
+    x, y, labels = data
+    reg = tf.estimator.BaselineRegressor(model_dir=str(tmp_path / "r"))
+    train, evaluate = _inputs(x, y)
+    reg.train(train, steps=300)
+    assert reg.get_variable_names()[:2] == ["baseline/bias", "baseline/bias/Ftrl"]
+    np.testing.assert_allclose(reg.get_variable_value("baseline/bias"), [y.mean()], atol=0.2)
+    assert set(reg.evaluate(evaluate)) == REGRESSION_KEYS
+    cls = tf.estimator.BaselineClassifier(model_dir=str(tmp_path / "c"), n_classes=3)
+    three = np.digitize(y, [-1.0, 1.0])
+    cls.train(_inputs(x, three)[0], steps=300)
+    probs = next(cls.predict(tf.estimator.inputs.numpy_input_fn({"x": x[:1]}, shuffle=False)))["probabilities"]
+    np.testing.assert_allclose(probs, np.bincount(three, minlength=3) / len(three), atol=0.1)
