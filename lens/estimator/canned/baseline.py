@@ -16,8 +16,8 @@ __all__ = ["BaselineClassifier", "BaselineRegressor"]
 _LEARNING_RATE = 0.3
 
 
-def _batch_size(features, weight_column):
-    """Dimension 0 of the first feature (the weight column counts too), as TF1's baseline reads it."""
+def _batch_size(features):
+    """Dimension 0 of the first feature (by key), which the baseline's logits are tiled to."""
     if not isinstance(features, dict) or not features:
         raise ValueError("features should be a non-empty dictionary of `Tensor`s. Given: {}".format(features))
     key = sorted(features)[0]
@@ -26,9 +26,9 @@ def _batch_size(features, weight_column):
     return A.cast(dense[0], _dt.int32) if dense is not None else A.shape(convert_to_tensor(value))[0]
 
 
-def baseline_model_fn(features, labels, mode, head, optimizer, weight_column):
+def baseline_model_fn(features, labels, mode, head, optimizer):
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
-    batch = _batch_size(features, weight_column)
+    batch = _batch_size(features)
     with variable_scope("baseline"):
         bias = get_variable("bias", shape=[head.logits_dimension], dtype=_dt.float32,
                             initializer=init_ops.zeros_initializer())
@@ -38,9 +38,9 @@ def baseline_model_fn(features, labels, mode, head, optimizer, weight_column):
 
 
 class _Baseline(Estimator):
-    def __init__(self, head, model_dir, optimizer, config, weight_column):
+    def __init__(self, head, model_dir, optimizer, config):
         def _model_fn(features, labels, mode, config):
-            return baseline_model_fn(features, labels, mode, head, optimizer, weight_column)
+            return baseline_model_fn(features, labels, mode, head, optimizer)
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
@@ -50,7 +50,7 @@ class BaselineRegressor(_Baseline):
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl", config=None,
                  loss_reduction=Reduction.SUM):
         super().__init__(RegressionHead(label_dimension, weight_column, loss_reduction), model_dir, optimizer,
-                         config, weight_column)
+                         config)
 
 
 class BaselineClassifier(_Baseline):
@@ -59,4 +59,4 @@ class BaselineClassifier(_Baseline):
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None, optimizer="Ftrl",
                  config=None, loss_reduction=Reduction.SUM):
         super().__init__(classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
-                         model_dir, optimizer, config, weight_column)
+                         model_dir, optimizer, config)
