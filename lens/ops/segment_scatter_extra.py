@@ -73,7 +73,8 @@ def _minmax_grad(op, grad):
     y_ind = M.cast(equal(gather_nd(out, indices), updates), grad.dtype.base_dtype)
     ys = scatter_nd(indices, y_ind, A.shape(x_ind, out_type=indices.dtype.base_dtype))
     both = M.add(x_ind, ys)            # ties split the gradient, as TF
-    return [M.truediv(M.multiply(grad, x_ind), both), None, M.multiply(gather_nd(M.truediv(grad, both), indices), y_ind)]
+    y_grad = M.multiply(gather_nd(M.truediv(grad, both), indices), y_ind)
+    return [M.truediv(M.multiply(grad, x_ind), both), None, y_grad]
 
 
 register_op("TensorScatterMax", make=_tensor_scatter_make(np.maximum), shape=lambda op: [op._inputs[0].shape],

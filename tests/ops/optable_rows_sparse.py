@@ -135,8 +135,10 @@ ROWS = [
                    np.array([3, 2], np.int64), np.array([[1, 0]], np.int64), np.array([v[2]], v.dtype),
                    np.array([3, 1], np.int64)], [[F(4)]], grad=False),
     Row("SparseSoftmax", lambda v: X.sparse_softmax(_sp(v, SIND)).values, _softmax_ref, [[F(4)]]),
-    Row("SparseSparseMaximum", lambda a, b: _triple(X.sparse_maximum(_sp(a, SIND), S.SparseTensor(B_IND, b, SHAPE)))[:2],
+    Row("SparseSparseMaximum",
+        lambda a, b: _triple(X.sparse_maximum(_sp(a, SIND), S.SparseTensor(B_IND, b, SHAPE)))[:2],
         lambda a, b: _minmax_ref(a, b, np.maximum), [[F(4), F(3)]], grad=False),
-    Row("SparseSparseMinimum", lambda a, b: _triple(X.sparse_minimum(_sp(a, SIND), S.SparseTensor(B_IND, b, SHAPE)))[:2],
+    Row("SparseSparseMinimum",
+        lambda a, b: _triple(X.sparse_minimum(_sp(a, SIND), S.SparseTensor(B_IND, b, SHAPE)))[:2],
         lambda a, b: _minmax_ref(a, b, np.minimum), [[F(4), F(3)]], grad=False),
 ]

@@ -88,7 +88,8 @@ def _check_serialization():
         many = SZ.serialize_many_sparse(sp)
         one = SZ.serialize_sparse(sp)
         back = SZ.deserialize_many_sparse(many, tf.float32, rank=3)
-        assert {"SerializeSparse", "SerializeManySparse", "DeserializeManySparse"} <= {o.type for o in g.get_operations()}
+        types = {o.type for o in g.get_operations()}
+        assert {"SerializeSparse", "SerializeManySparse", "DeserializeManySparse"} <= types
         with tf.Session() as sess:
             got_many, got_one, got_back = sess.run([many, one, back])
     assert got_many.shape == (3, 3) and got_one.shape == (3,)

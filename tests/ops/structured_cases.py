@@ -143,7 +143,8 @@ def optimizer_steps(tf, extra):
               "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
               "nesterov": lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
               "adagrad": lambda: tf.train.AdagradOptimizer(0.1), "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
-              "adam": lambda: tf.train.AdamOptimizer(0.1), "rmsprop": lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5),
+              "adam": lambda: tf.train.AdamOptimizer(0.1),
+              "rmsprop": lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5),
               "centered": lambda: tf.train.RMSPropOptimizer(0.1, centered=True),
               "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01)}
     ids = [[0, 3, 3], [1, 3, 4], [0, 0, 4]]

@@ -1,5 +1,4 @@
 """tf.lookup / tf.contrib.lookup: vocabulary tables, tables_initializer, unknown keys, TF's errors."""
-import numpy as np
 import pytest
 
 import lens as tf
