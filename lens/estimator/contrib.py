@@ -4,11 +4,15 @@ from lens.estimator.canned.head import RegressionHead
 from lens.estimator.canned.head_classification import BinaryClassHead, MultiClassHead
 from lens.estimator.canned.linear import _LinearEstimator
 from lens.estimator.canned.multi_head import multi_head
+from lens.estimator.estimator import Estimator, fn_args
+from lens.estimator.model_fn import ModeKeys
 from lens.losses.losses import Reduction
 from lens.ops.nn import relu
 
 __all__ = ["regression_head", "binary_classification_head", "multi_class_head", "multi_head",
-           "DNNEstimator", "LinearEstimator"]
+           "DNNEstimator", "LinearEstimator", "add_metrics"]
+
+_METRIC_FN_ARGS = ("features", "labels", "predictions", "config")
 
 
 def _no_loss_fn(loss_fn):
@@ -55,3 +59,25 @@ class LinearEstimator(_LinearEstimator):
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None, partitioner=None,
                  sparse_combiner="sum", warm_start_from=None):
         super().__init__(head, feature_columns, model_dir, optimizer, config, warm_start_from, sparse_combiner)
+
+
+def add_metrics(estimator, metric_fn):
+    """A copy of estimator whose evaluation also reports metric_fn's {name: (value, update_op)}."""
+    args = fn_args(metric_fn)
+    if "predictions" not in args:
+        raise ValueError("metric_fn (%s) must include predictions argument." % metric_fn)
+    unexpected = sorted(set(args) - set(_METRIC_FN_ARGS) - {"self"})
+    if unexpected:
+        raise ValueError("metric_fn (%s) has following not expected args: %s" % (metric_fn, unexpected))
+
+    def new_model_fn(features, labels, mode, config):
+        spec = estimator.model_fn(features, labels, mode, config)
+        if mode != ModeKeys.EVAL:
+            return spec
+        available = {"features": features, "labels": labels, "predictions": spec.predictions, "config": config}
+        new_metrics = metric_fn(**{k: available[k] for k in args if k in available})
+        all_metrics = dict(spec.eval_metric_ops or {})
+        all_metrics.update(new_metrics)
+        return spec._replace(eval_metric_ops=all_metrics)
+    return Estimator(model_fn=new_model_fn, model_dir=estimator.model_dir, config=estimator.config,
+                     warm_start_from=estimator._warm_start_settings)

@@ -37,3 +37,17 @@ def test_multi_head_errors():
         contrib.multi_head([contrib.regression_head()])
     with pytest.raises(ValueError, match="heads and head_weights must have the same size"):
         contrib.multi_head([contrib.regression_head(name="a")], head_weights=[1.0, 2.0])
+
+
+def test_add_metrics_reports_extra_metrics(tmp_path, data):
+    x, y, _ = data
+    est = tf.estimator.LinearRegressor([tf.feature_column.numeric_column("x", shape=3)], model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, num_epochs=None, shuffle=True), steps=20)
+
+    def rmse(labels, predictions):
+        return {"rmse": tf.metrics.root_mean_squared_error(labels, predictions["predictions"][:, 0])}
+    metrics = tf.contrib.estimator.add_metrics(est, rmse).evaluate(
+        tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=200, shuffle=False))
+    np.testing.assert_allclose(metrics["rmse"] ** 2, metrics["average_loss"], rtol=1e-4)
+    with pytest.raises(ValueError, match="must include predictions argument"):
+        tf.contrib.estimator.add_metrics(est, lambda labels: {})
