@@ -10,6 +10,8 @@ from lens.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from lens.client.fetches import fetch_key as _fetch_key
 from lens.client.plan import VariableStore, compile_plan, translate_error
+from lens.client import eager_runtime as _eager_runtime  # noqa: F401 - registers the eager executor
+from lens.framework.eager import EagerGraph
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
 
 
@@ -205,6 +207,11 @@ class BaseSession(SessionContext):
             graph = get_default_graph()
         if not isinstance(graph, Graph):
             raise TypeError("graph must be a tf.Graph, but got %s" % type(graph))
+        if type(graph) is EagerGraph:
+            raise RuntimeError("The Session graph is empty.  Add operations to the graph before calling "
+                               "run(). (Eager execution is enabled: ops run as they are created and "
+                               "tensors have their values, read them with .numpy(); to use a Session, "
+                               "build a graph under `with tf.Graph().as_default():`.)")
         if config is not None:
             from lens.proto import config_pb2
             if not isinstance(config, config_pb2.ConfigProto):

@@ -7,6 +7,8 @@ from lens.framework.convert import convert_to_tensor
 from lens.data import structure as nest
 from lens.data.functions import TracedFunction
 from lens.data.iterator import Iterator, _attrs
+from lens.data.eager_iterator import EagerIterator
+from lens.framework.eager import executing_eagerly
 from lens.data.ops import RESOURCE, VARIANT
 from lens.data.options import Options
 from lens.data.padding import padded_batch_inputs
@@ -222,6 +224,8 @@ class Dataset:
     # ---------------------------------------------------------------- iterators
     def make_one_shot_iterator(self):
         """An iterator that starts by itself and goes through the dataset once."""
+        if executing_eagerly():
+            return EagerIterator(self)
         _check_capturable(self._variant_tensor)
         g = self._variant_tensor.graph
         op = g._create_op("OneShotIterator", [self._variant_tensor], [RESOURCE],
@@ -237,6 +241,8 @@ class Dataset:
         return it
 
     def __iter__(self):
+        if executing_eagerly():
+            return EagerIterator(self)
         raise RuntimeError("__iter__() is only supported inside of tf.function or when eager execution "
                            "is enabled; in graph mode use dataset.make_one_shot_iterator().get_next().")
 

@@ -636,7 +636,7 @@ class _DefaultGraphStack(threading.local):
             return self.stack[-1]
         global _global_default_graph
         if _global_default_graph is None:
-            _global_default_graph = Graph()
+            _global_default_graph = _DEFAULT_GRAPH_CLASS[0]()
         return _global_default_graph
 
     @contextlib.contextmanager
@@ -650,6 +650,8 @@ class _DefaultGraphStack(threading.local):
 
 _default_graph_stack = _DefaultGraphStack()
 _global_default_graph = None
+# The class of the global default graph: lens.framework.eager swaps in its EagerGraph.
+_DEFAULT_GRAPH_CLASS = [Graph]
 
 
 def get_default_graph():
@@ -664,7 +666,7 @@ def reset_default_graph():
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you "
                              "need a cleared graph, exit the nesting and create a new graph.")
     _clear_default_session_stack()
-    _global_default_graph = Graph()
+    _global_default_graph = _DEFAULT_GRAPH_CLASS[0]()
 
 
 def _get_graph_from_inputs(values):

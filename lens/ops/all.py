@@ -34,6 +34,9 @@ from lens.ops.variables import Variable as _Variable  # noqa: E402
 
 _install(_Variable)
 
+# Eager execution: tf.Variable's eager class and tf.GradientTape (they register with variables.py).
+from lens.ops import backprop as _backprop, eager_variables as _eager_variables  # noqa: E402,F401
+
 # Ops defined outside lens/ops (optimizer updates, summaries) are registered too, so a
 # GraphDef holding them imports and runs without first touching tf.train or tf.summary.
 for _mod in ("lens.training.gradient_descent", "lens.training.optimizers_ops", "lens.training.optimizers_sparse_ops",

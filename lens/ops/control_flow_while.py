@@ -9,6 +9,7 @@ import numpy as np
 from lens.framework import errors
 from lens.framework import dtypes as _dt
 from lens.framework.convert import convert_to_tensor
+from lens.framework.eager import executing_eagerly
 from lens.framework.graph import get_default_graph, name_scope
 from lens.ops import control_flow_nest as nest
 from lens.ops.control_flow_region import (SubPlan, append_output, externals, is_auto_zero,
@@ -228,6 +229,21 @@ def _shape_more_specific(inv, s):
     return all(a is None or a == b for a, b in zip(inv.as_list(), s.as_list()))
 
 
+def _eager_while(cond, body, loop_vars, maximum_iterations, return_same_structure):
+    """TF's while_loop when executing eagerly: a Python loop over the values (TF's eager rules for
+    what comes back: the body's last structure, a lone value unpacked)."""
+    try_to_pack = isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not return_same_structure
+    packed = False
+    i = 0
+    while (maximum_iterations is None or i < int(maximum_iterations)) and bool(cond(*loop_vars)):
+        loop_vars = body(*loop_vars)
+        if try_to_pack and not isinstance(loop_vars, (list, tuple)):
+            packed = True
+            loop_vars = (loop_vars,)
+        i += 1
+    return loop_vars[0] if packed else loop_vars
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
                swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
     """Repeat body while cond is true (TF1 tf.while_loop); loop_vars may be nested."""
@@ -242,6 +258,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         "wrap the dict in a tuple or list, e.g. loop_vars=(d,).")
     if loop_vars is None or (nest.is_sequence(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("No loop variables provided")
+    if executing_eagerly():
+        return _eager_while(cond, body, loop_vars, maximum_iterations, return_same_structure)
     with name_scope(name, "while", nest.flatten(loop_vars)) as scope:
         flat_in = nest.flatten(loop_vars)
         # TensorArrays travel as their flow tensors and are rebuilt around them inside and after the loop.

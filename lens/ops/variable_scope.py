@@ -3,6 +3,7 @@ import contextlib
 import enum
 
 from lens.framework import dtypes as _dt
+from lens.framework.eager import executing_eagerly
 from lens.framework.graph import GraphKeys, get_default_graph, name_scope
 from lens.framework.tensor_shape import as_shape
 from lens.framework.sources import user_frames
@@ -144,7 +145,8 @@ class _VariableStore:
         v = Variable(initial_value=init_val, name=name + "/", trainable=trainable,
                      collections=collections, dtype=None if init_is_value else dtype.base_dtype,
                      validate_shape=validate_shape, constraint=constraint)
-        self.vars[name] = v
+        if not executing_eagerly():   # TF1's eager get_variable shares nothing: each call makes one
+            self.vars[name] = v
         if regularizer is not None:
             with name_scope(name + "/Regularizer/"):
                 loss = regularizer(v)

@@ -8,6 +8,7 @@ from lens.framework import errors, dtypes as _dt
 from lens.framework.convert import convert_to_tensor, register_tensor_conversion_function
 from lens.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope, shape_text
 from lens.framework.registry import register_op
+from lens.framework.eager import executing_eagerly
 from lens.framework.default_session import get_default_session
 from lens.framework.tensor_shape import as_shape
 
@@ -206,8 +207,17 @@ def is_variable_initialized(variable):
 
 
 # ------------------------------------------------------------------ Variable
+_EAGER_VARIABLE_CLASS = []   # lens.ops.eager_variables registers the class eager code gets
+
+
 class Variable:
     """A TF1 reference variable (`tf.Variable`)."""
+
+    def __new__(cls, *args, **kwargs):
+        # While executing eagerly tf.Variable makes a variable holding its value (TF's eager variable).
+        if cls is Variable and _EAGER_VARIABLE_CLASS and executing_eagerly():
+            cls = _EAGER_VARIABLE_CLASS[0]
+        return object.__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,

@@ -16,6 +16,8 @@ _SOURCES = {
     "lens.ops.variable_scope": ["get_variable", "variable_scope", "get_variable_scope", "AUTO_REUSE",
                                    "VariableScope", "get_local_variable", "variable_op_scope"],
     "lens.ops.reduce": ["arg_max", "arg_min"],
+    "lens.framework.eager": ["enable_eager_execution", "disable_eager_execution", "executing_eagerly"],
+    "lens.ops.backprop": ["GradientTape"],
     "lens.ops.clip": ["clip_by_norm", "clip_by_average_norm", "clip_by_global_norm", "global_norm"],
     "lens.ops.control_flow": ["cond", "case", "while_loop", "map_fn", "scan", "foldl", "foldr", "Assert",
                                      "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",

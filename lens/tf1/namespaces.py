@@ -163,7 +163,14 @@ estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.esti
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup": "lens.tf1.namespaces.contrib_lookup", "estimator": "lens.estimator.contrib",
                                         "rnn": "lens.rnn.rnn_cell",
-                                        "tensorboard": "lens.plugins.contrib_tensorboard"})
+                                        "tensorboard": "lens.plugins.contrib_tensorboard",
+                                        "eager": "lens.tf1.namespaces.contrib_eager",
+                                        "summary": "lens.events.contrib_summary"})
+# tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the eager switch, tape helpers, Iterator.
+contrib_eager = LazyNamespace("eager", ["lens.ops.backprop"], {
+    "Variable": "lens.ops.variables.Variable", "Iterator": "lens.data.eager_iterator.EagerIterator",
+    **{n: "lens.framework.eager." + n for n in ("enable_eager_execution", "executing_eagerly")},
+    "in_eager_mode": "lens.framework.eager.executing_eagerly"})
 # TF's python/platform: tf.logging, tf.app (with tf.app.flags), tf.flags (absl.flags), tf.test, tf.resource_loader.
 logging = LazyNamespace("logging", ["lens.platform.tf_logging"])
 app = LazyNamespace("app", ["lens.platform.app"])

@@ -1,6 +1,7 @@
 """Optimizer base class with TF1's compute_gradients / apply_gradients / minimize and naming."""
 from lens.framework.graph import GraphKeys, Tensor, get_default_graph, name_scope
 from lens.framework.indexed_slices import IndexedSlices
+from lens.framework.eager import executing_eagerly
 from lens.ops.gradients import gradients
 
 
@@ -45,6 +46,8 @@ class Optimizer:
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
                           colocate_gradients_with_ops=False, grad_loss=None):
         """A list of (gradient, variable) pairs; gradient is None for unconnected variables."""
+        if executing_eagerly():
+            return _eager_gradients(loss, var_list, grad_loss)
         if callable(loss):
             raise RuntimeError("lens runs graphs: pass a loss Tensor, not a callable.")
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -101,6 +104,8 @@ class Optimizer:
                 with g.control_dependencies([self._finish(update_ops, "update")]):
                     with g.colocate_with(global_step.op):
                         apply_updates = assign_add(global_step, 1, name=scope)
+        if executing_eagerly():     # the updates ran already; eager code keeps no collections
+            return apply_updates
         train_ops = g.get_collection_ref(GraphKeys.TRAIN_OP)
         if apply_updates not in train_ops:
             train_ops.append(apply_updates)
@@ -192,6 +197,23 @@ class Optimizer:
 
     def _call_if_callable(self, param):
         return param() if callable(param) else param
+
+
+def _eager_gradients(loss, var_list, grad_loss):
+    """compute_gradients while executing eagerly: loss is a function, differentiated on a tape."""
+    from lens.ops.backprop import GradientTape
+    if not callable(loss):
+        raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a function when eager "
+                           "execution is enabled.")
+    with GradientTape() as tape:
+        if var_list is not None:
+            tape.watch(list(var_list))
+        value = loss()
+    var_list = list(var_list) if var_list is not None else list(tape.watched_variables())
+    if not var_list:
+        raise ValueError("No variables to optimize.")
+    grads = tape.gradient(value, var_list, output_gradients=grad_loss)
+    return list(zip(grads, var_list))
 
 
 def deduplicate_indexed_slices(values, indices):

@@ -1,0 +1,211 @@
+"""Eager execution's switch and op-creation hook: in eager mode every op runs as it is created.
+
+TF1 semantics: eager mode is process-wide and chosen at program start (`enable_eager_execution`
+before any graph op exists). The switch replaces the global default graph with an `EagerGraph`,
+whose `_create_op` hands each new op to the executor the client registers (`register_executor`)
+and returns `EagerTensor`s carrying the values. Graph mode never touches this module on its hot
+paths: plain `Graph._create_op` is unchanged, and `with tf.Graph().as_default():` inside an eager
+program builds an ordinary graph (as TF's `executing_eagerly()` is False there).
+"""
+import contextlib
+
+import numpy as np
+
+from lens.framework import graph as _graph
+from lens.framework.graph import Graph, Operation, Tensor
+from lens.framework.tensor_shape import as_shape
+
+_STATE = {"eager": False}
+_EXECUTOR = []    # the client's fn(op) -> list of output values (runs the op's kernel at once)
+_RECORDERS = []   # active gradient tapes' fn(op), called after each eager op
+
+
+def register_executor(fn):
+    """The client sets fn(op) -> output values: how an eager op runs."""
+    _EXECUTOR[:] = [fn]
+
+
+def add_recorder(fn):
+    """Start calling fn(op) after each eager op (a GradientTape while it records)."""
+    _RECORDERS.append(fn)
+
+
+def remove_recorder(fn):
+    """Stop calling fn."""
+    if fn in _RECORDERS:
+        _RECORDERS.remove(fn)
+
+
+def release_variable(graph, key):
+    """Drop a dead eager variable's value and store key."""
+    if _EXECUTOR:
+        _EXECUTOR[0].release_variable(graph, key)
+
+
+def eager_mode_enabled():
+    """True once enable_eager_execution() ran (even inside a `with tf.Graph().as_default():`)."""
+    return _STATE["eager"]
+
+
+def executing_eagerly():
+    """True when ops run at once: eager mode is on and no explicit graph is the default."""
+    return _STATE["eager"] and type(_graph.get_default_graph()) is EagerGraph
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
+    """Switch the process to eager execution (TF1: only at program start)."""
+    if _STATE["eager"]:
+        return
+    g = _graph._global_default_graph
+    if _graph._default_graph_stack.stack or (g is not None and g._ops):
+        raise ValueError("tf.enable_eager_execution must be called at program startup.")
+    if not _EXECUTOR:
+        raise RuntimeError("Eager execution needs the lens executor: `import lens` first.")
+    _STATE["eager"] = True
+    _graph._DEFAULT_GRAPH_CLASS[0] = EagerGraph
+    _graph._global_default_graph = EagerGraph()
+
+
+def disable_eager_execution():
+    """Back to graph mode with a fresh default graph (call it before building anything)."""
+    _STATE["eager"] = False
+    _graph._DEFAULT_GRAPH_CLASS[0] = Graph
+    if not _graph._default_graph_stack.stack:
+        _graph._global_default_graph = Graph()
+
+
+class EagerTensor(Tensor):
+    """A tensor with a value: the output of an op that already ran (TF's EagerTensor)."""
+
+    __slots__ = ("_value", "_var")
+
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for a 0-d tensor, as TF's)."""
+        v = _value_of(self)
+        return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(_value_of(self))
+        return v if dtype is None else v.astype(dtype)
+
+    @property
+    def shape(self):
+        """The shape of the value."""
+        return self._shape
+
+    def eval(self, feed_dict=None, session=None):
+        raise NotImplementedError("eval is not supported when eager execution is enabled, is .numpy() "
+                                  "what you're looking for?")
+
+    def __repr__(self):
+        return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
+            _shape_tuple(self), self._dtype.base_dtype.name, _numpy_text(self, repr))
+
+    def __str__(self):
+        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
+            _numpy_text(self, str), _shape_tuple(self), self._dtype.base_dtype.name)
+
+    def __bool__(self):
+        return bool(_value_of(self))
+
+    def __float__(self):
+        return float(_value_of(self))
+
+    def __int__(self):
+        return int(_value_of(self))
+
+    def __index__(self):
+        return int(_value_of(self))
+
+    def __len__(self):
+        v = _value_of(self)
+        if np.ndim(v) == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return len(v)
+
+    def __iter__(self):
+        v = _value_of(self)
+        if np.ndim(v) == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (self[i] for i in range(len(v)))
+
+    def __format__(self, spec):
+        return format(self.numpy(), spec) if spec else str(self)
+
+
+def _numpy_text(t, fmt):
+    # As TF prints it: a value spanning lines starts on its own line.
+    text = fmt(_value_of(t))
+    return "\n" + text if "\n" in text else text
+
+
+def _shape_tuple(t):
+    return tuple(np.shape(_value_of(t)))
+
+
+def _value_of(t):
+    if t._var is not None:    # a variable's handle: read its current value
+        return _EXECUTOR[0].read_variable(t._var)
+    return t._value
+
+
+def value_of(t):
+    """The value an eager tensor carries (a variable handle's current value)."""
+    return _value_of(t)
+
+
+class VariableRef:
+    """What the executor returns for a ref output: the variable's store key and static shape."""
+
+    __slots__ = ("key", "shape")
+
+    def __init__(self, key, shape):
+        self.key, self.shape = key, shape
+
+
+def eager_tensor(op, index, dtype, value):
+    """An EagerTensor output `index` of op holding value (or standing for a variable)."""
+    t = EagerTensor(op, index, dtype)
+    if type(value) is VariableRef:
+        t._value, t._var = None, value.key
+        t._shape = as_shape(value.shape)
+    else:
+        t._value, t._var = value, None
+        if value is not None:
+            t._shape = as_shape(np.shape(value))
+    return t
+
+
+class EagerGraph(Graph):
+    """The eager context's graph: ops run when created and are not kept (no growth)."""
+
+    def unique_name(self, name, mark_as_used=True):
+        # Eager ops are not kept, so names are never taken (TF eager does not uniquify either).
+        return self._name_stack + "/" + name if self._name_stack else name
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        # Eager ops run in program order: control dependencies are already satisfied.
+        yield
+
+    def finalize(self):
+        pass
+
+    def _create_op(self, op_type, inputs, output_dtypes, attrs=None, name=None, shapes=None,
+                   control_inputs=(), frames_skip=3):
+        for t in inputs:
+            if not isinstance(t, EagerTensor):
+                raise TypeError("Input to %s must be an eager tensor, got %r (a graph tensor cannot be "
+                                "used while executing eagerly)" % (op_type, t))
+        name = name or op_type
+        name = name[:-1] if name.endswith("/") else self.unique_name(name)
+        op = Operation(self, name, op_type, inputs, (), attrs, output_dtypes)
+        if op_type in self._gradient_override_map:
+            op._attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
+        values = _EXECUTOR[0](op)
+        op._outputs = [eager_tensor(op, i, dt, v) for i, (dt, v) in enumerate(zip(output_dtypes, values))]
+        if _RECORDERS:
+            for record in list(_RECORDERS):
+                record(op)
+        return op
+
