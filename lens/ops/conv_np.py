@@ -49,10 +49,11 @@ class Recycler:
     pages.
     """
 
-    __slots__ = ("_owner",)
+    __slots__ = ("_owner", "_min_bytes")
 
-    def __init__(self):
+    def __init__(self, min_bytes=None):
         self._owner = None
+        self._min_bytes = SCRATCH_MIN_BYTES if min_bytes is None else min_bytes
 
     def take(self, shape, dtype):
         """A free array of this shape and dtype made from the previous output, else None."""
@@ -65,13 +66,14 @@ class Recycler:
         # References: self._owner, the local `owner`, getrefcount's argument; any more is a user.
         if owner.size != size or sys.getrefcount(owner) > 3:
             return None
+        self._owner = None      # handed out once: a run on another thread gets fresh memory
         return owner.reshape(shape)
 
     def give(self, out):
         """Remember the memory of this output for the next call (big ones only); returns out."""
         owner = out if out.base is None else out.base
         keep = (isinstance(owner, np.ndarray) and owner.base is None and owner.flags.owndata
-                and owner.flags.c_contiguous and owner.nbytes >= SCRATCH_MIN_BYTES)
+                and owner.flags.c_contiguous and owner.nbytes >= self._min_bytes)
         self._owner = owner if keep else None
         return out
 

@@ -3,20 +3,36 @@ import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
+from lens.ops.conv_np import Recycler
 from lens.ops.shapes import broadcast_shapes
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
 
 
+# Products from this size up are written into the op's previous output when nothing holds it
+# any more (a fresh block that big may come as new pages from the system, each one faulted in).
+RECYCLE_MIN_BYTES = 1 << 16
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _matmul_make(op, ctx):
     ta, tb = op._attrs.get("transpose_a", False), op._attrs.get("transpose_b", False)
-    if not ta and not tb:
-        return np.matmul
-    if ta and not tb:
-        return lambda a, b: np.matmul(a.T, b)
-    if tb and not ta:
-        return lambda a, b: np.matmul(a, b.T)
-    return lambda a, b: np.matmul(a.T, b.T)
+    recycler = Recycler(RECYCLE_MIN_BYTES)
+    ndarray, matmul_ = np.ndarray, np.matmul
+
+    def run(a, b):
+        if ta:
+            a = a.T
+        if tb:
+            b = b.T
+        if type(a) is ndarray and type(b) is ndarray and a.ndim == 2 == b.ndim and a.dtype == b.dtype \
+                and a.dtype in _FLOATS:
+            if a.shape[0] * b.shape[1] * a.itemsize < RECYCLE_MIN_BYTES:
+                return matmul_(a, b)
+            out = recycler.take((a.shape[0], b.shape[1]), a.dtype)
+            return recycler.give(matmul_(a, b) if out is None else matmul_(a, b, out=out))
+        return matmul_(a, b)
+    return run
 
 
 def _matmul_shape(op):

@@ -9,7 +9,7 @@ from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import Tensor, name_scope
 from lens.ops import array as A
 from lens.ops import math as M
-from lens.ops.conv_np import relu_into
+from lens.ops.conv_np import Recycler, relu_into, scratch
 from lens.ops.logic import greater, greater_equal, logical_and, less, where
 from lens.ops.math import sigmoid, tanh  # noqa: F401 - tf.nn re-exports them
 from lens.ops.reduce import reduce_mean, reduce_sum
@@ -40,17 +40,47 @@ def _mask_grad(grad, cond):
 
 
 # ------------------------------------------------------------------ activations
-def _relu(x):
+def _relu(x, out=None):
     x = np.asarray(x)
     if x.dtype in (np.float32, np.float64):
-        return relu_into(x, np.empty(x.shape, x.dtype)) if x.flags.c_contiguous else np.maximum(x, 0)
+        if not x.flags.c_contiguous:
+            return np.maximum(x, 0)
+        return relu_into(x, np.empty(x.shape, x.dtype) if out is None else out)
     return np.asarray(np.maximum(x, 0)).astype(x.dtype, copy=False)
 
 
-register_op("Relu", fn=_relu, shape=_same_shape,
+# Outputs from this size up go into the op's previous output once nothing holds it any more
+# (fresh big blocks may come as new pages from the system, each faulted in and zeroed).
+RECYCLE_MIN_BYTES = 1 << 16
+
+
+def _relu_make(op, ctx):
+    recycler = Recycler(RECYCLE_MIN_BYTES)
+
+    def run(x):
+        if type(x) is not np.ndarray or x.nbytes < RECYCLE_MIN_BYTES or not x.flags.c_contiguous:
+            return _relu(x)
+        return recycler.give(_relu(x, recycler.take(x.shape, x.dtype)))
+    return run
+
+
+def _relu_grad_make(op, ctx):
+    recycler = Recycler(RECYCLE_MIN_BYTES)
+
+    def run(g, f):
+        # A multiply by the mask, as TF's kernel does (8x faster than np.where; NaN * 0 stays NaN).
+        dtype = np.result_type(g)
+        if type(g) is not np.ndarray or g.nbytes < RECYCLE_MIN_BYTES or np.shape(f) != g.shape:
+            return np.multiply(g, np.greater(f, 0), dtype=dtype)
+        mask = np.greater(f, 0, out=scratch("relu_grad_mask", g.shape, np.bool_))
+        out = recycler.take(g.shape, dtype)
+        return recycler.give(np.multiply(g, mask, dtype=dtype, out=out))
+    return run
+
+
+register_op("Relu", make=_relu_make, shape=_same_shape,
             grad=lambda op, g: [relu_grad(g, op._outputs[0])])
-# A multiply by the mask, as TF's kernel does (8x faster than np.where; NaN * 0 stays NaN as in TF).
-register_op("ReluGrad", fn=lambda g, f: np.multiply(g, np.greater(f, 0), dtype=np.result_type(g)),
+register_op("ReluGrad", make=_relu_grad_make,
             shape=_same_shape,
             grad=lambda op, gg: [relu_grad(gg, op._inputs[1]), A.zeros_like(op._inputs[1])])
 

@@ -3,6 +3,7 @@ import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.registry import register_op
+from lens.ops.conv_np import scratch
 from lens.ops.state_scatter import scatter_sub
 from lens.training.optimizer import Optimizer, cast_like
 
@@ -14,8 +15,11 @@ def _make_apply_gd(op, ctx):
     def apply(alpha, delta):
         var = store[name]
         var.flags.writeable = True
-        # var -= alpha * delta, without a temporary the size of var when alpha is scalar
-        np.subtract(var, np.multiply(delta, alpha, dtype=var.dtype), out=var, casting="unsafe")
+        # var -= alpha * delta; the product goes to a reused per-thread buffer (same values)
+        step = np.multiply(delta, alpha, dtype=var.dtype,
+                           out=scratch("gd_step", np.broadcast_shapes(np.shape(delta), np.shape(alpha)),
+                                       var.dtype))
+        np.subtract(var, step, out=var, casting="unsafe")
         var.flags.writeable = False
         return var
     return apply
