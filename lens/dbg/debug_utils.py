@@ -1,10 +1,12 @@
 """tfdbg's debug_utils: put tensor watches into RunOptions.debug_options, and turn them
 back into a Watch the engine can run with (`run_with_debug_options`)."""
 
+import os
 import threading
 
 from lens.client.session import register_debug_options_runner
 from lens.dbg import dump as dump_module
+from lens.dbg.framework import partition_graph_defs
 from lens.dbg.patterns import compile_regex
 from lens.dbg.watch import DiskSink, Watch, WatchOptions
 
@@ -141,12 +143,36 @@ def run_with_debug_options(sess, fetches, feed_dict=None, options=None, run_meta
     if watch is None:
         return sess.run(fetches, feed_dict=feed_dict, options=options,
                         run_metadata=run_metadata)
+    if isinstance(watch.sink, DiskSink):
+        _write_partition_graphs(sess, watch.sink.writer, fetches, feed_dict)
     try:
         return sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
     finally:
         close = getattr(watch.sink, "close", None)
         if close is not None:
             close()
+
+
+_graph_cache = {}  # partition graphs by graph version and fetch/feed signature
+
+
+def _write_partition_graphs(sess, writer, fetches, feed_dict):
+    """The graphs of what this run executes, as the TF runtime writes them into a dump root.
+
+    A hook's fetches are only the caller's; the session also runs the other hooks' fetches
+    (a MonitoredSession merges them), so the graphs written here replace any the hook wrote."""
+    if len(_graph_cache) > 64:
+        _graph_cache.clear()
+    graphs = partition_graph_defs(sess.graph, _graph_cache, fetches, feed_dict)
+    if os.path.isdir(writer.dump_root):
+        for sub in os.listdir(writer.dump_root):
+            device_dir = os.path.join(writer.dump_root, sub)
+            if os.path.isdir(device_dir):
+                for name in os.listdir(device_dir):
+                    if name.startswith(dump_module.GRAPH_PREFIX):
+                        os.remove(os.path.join(device_dir, name))
+    for device, (data, digest) in graphs.items():
+        writer.write_graph_bytes(data, device, digest)
 
 
 register_debug_options_runner(run_with_debug_options)

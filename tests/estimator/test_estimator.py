@@ -2,6 +2,7 @@
 import io
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -117,8 +118,12 @@ def test_debugger_hooks_in_estimator(tmp_path, monkeypatch, capsys):
     est.train(input_fn, steps=2, hooks=[tf_debug.DumpingDebugHook(str(dump_root))])
     runs = sorted(os.listdir(dump_root))
     assert len(runs) == 2
-    dump = tf_debug.DebugDumpDir(str(dump_root / runs[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every dumped tensor's node is in the run's graphs
+        dump = tf_debug.DebugDumpDir(str(dump_root / runs[0]))
     assert "W" in dump.nodes() and any(n.startswith("gradients") for n in dump.nodes())
+    # the other hooks' fetches (the global step read, the summaries) ran and were dumped too
+    assert "global_step/add" in dump.nodes()
     monkeypatch.setattr(sys, "stdin", io.StringIO("run\npt W\nrun -n\n"))
     metrics = est.evaluate(input_fn, steps=2, hooks=[tf_debug.LocalCLIDebugHook(ui_type="readline")])
     out = capsys.readouterr().out
