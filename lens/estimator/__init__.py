@@ -7,12 +7,13 @@ from lens.estimator.canned.dnn import DNNClassifier, DNNRegressor
 from lens.estimator.canned.dnn_linear_combined import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from lens.estimator.canned.linear import LinearClassifier, LinearRegressor
 from lens.estimator.estimator import Estimator
+from lens.estimator.exporter import Exporter, FinalExporter, LatestExporter
 from lens.estimator.model_fn import EstimatorSpec, ModeKeys
 from lens.estimator.run_config import RunConfig
 from lens.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
 from lens.estimator.warm_starting import VocabInfo, WarmStartSettings
 
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSettings", "VocabInfo",
-           "inputs", "export", "BaselineClassifier", "BaselineRegressor", "DNNEstimator", "LinearEstimator", "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+           "inputs", "export", "Exporter", "FinalExporter", "LatestExporter", "BaselineClassifier", "BaselineRegressor", "DNNEstimator", "LinearEstimator", "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "TrainSpec", "EvalSpec",
            "train_and_evaluate"]

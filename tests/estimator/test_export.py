@@ -102,3 +102,26 @@ def test_exported_parse_example_node_has_tensorflows_layout(tmp_path, data):
                                  "ParseExample/key_x"]
     assert nodes["ParseExample/dense_keys_0"].attr["value"].tensor.string_val == [b"x"]
     assert "T" not in nodes["dnn/Cast"].attr if "dnn/Cast" in nodes else True
+
+
+def test_train_and_evaluate_with_latest_and_final_exporters(tmp_path, data):
+    x, y, _ = data
+    est = tf.estimator.DNNRegressor(hidden_units=[2], feature_columns=COLS, model_dir=str(tmp_path / "m"),
+                                    config=tf.estimator.RunConfig(save_checkpoints_steps=10))
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(fc.make_parse_example_spec(COLS))
+    latest = tf.estimator.LatestExporter("latest", receiver, exports_to_keep=2)
+    final = tf.estimator.FinalExporter("final", receiver)
+    train_spec = tf.estimator.TrainSpec(tf.estimator.inputs.numpy_input_fn(
+        {"x": x}, y, num_epochs=None, shuffle=True), max_steps=30)
+    eval_spec = tf.estimator.EvalSpec(tf.estimator.inputs.numpy_input_fn({"x": x}, y, shuffle=False),
+                                      steps=None, exporters=[latest, final], throttle_secs=0)
+    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    assert metrics["global_step"] == 30
+    # evaluations at steps 10, 20, 30: three latest exports (two kept) and one final export
+    assert len([e for e in exports if e is not None]) == 4
+    assert len(os.listdir(tmp_path / "m" / "export" / "latest")) == 2
+    (final_dir,) = os.listdir(tmp_path / "m" / "export" / "final")
+    assert set(_signatures(str(tmp_path / "m" / "export" / "final" / final_dir))) == {
+        "serving_default", "regression", "predict"}
+    with pytest.raises(ValueError, match="must have unique names"):
+        tf.estimator.EvalSpec(eval_spec.input_fn, exporters=[latest, latest])
