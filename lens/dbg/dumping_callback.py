@@ -1,4 +1,4 @@
-"""tf.debugging.experimental.enable_dump_debug_info / disable_dump_debug_info for graph Sessions.
+"""tf.debugging.experimental.enable_dump_debug_info / disable_dump_debug_info (Sessions and eager ops).
 
 While enabled, every Session.run runs watched: each executed op output (filtered by op_regex
 on the op type and tensor_dtypes, and by what the tensor debug mode can summarize) becomes one
@@ -6,12 +6,15 @@ GraphExecutionTrace, and the run itself one Execution event. The session's graph
 (GraphOpCreation with inputs, device, output tensor ids and creation stack), the stack frames
 and the source files they point into are written the first time a run sees them. Ops that
 TensorFlow's op callbacks skip (Identity, Switch, Merge, ...) are recorded but not traced.
+While executing eagerly each op is one Execution (its type, input and output tensor ids, the
+output values summarized by the tensor debug mode, the creating code), as TF2 records eager ops.
 """
 
 import atexit
 import sys
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -21,6 +24,7 @@ from lens.dbg.device_names import canonical_device
 from lens.dbg.dump_state import SESSION_RUN_OP_TYPE, DumpingState, tensor_proto_bytes
 from lens.events.debug_events import health
 from lens.framework import dtypes as dtypes_module
+from lens.framework import eager
 from lens.framework.graph import Operation, Tensor
 from lens.proto import debug_event_pb2, tensor_pb2
 
@@ -168,6 +172,44 @@ def run_dumped(state, session, fetches, feed_dict=None, options=None, run_metada
     return results
 
 
+def _eager_tensor_id(state, t):
+    """The id dumped for an eager tensor's value (inputs name the outputs that produced them)."""
+    entry = state.eager_ids.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+def _eager_execution(op):
+    """One eager op while dumping is enabled: an Execution with its outputs (TF2's eager events)."""
+    state = _state
+    if state is None:
+        return
+    frames = _caller_frames()
+    with state.lock:
+        writer = state.get_writer()
+        if len(state.eager_ids) > 100000:   # forget tensors that are gone
+            state.eager_ids = {k: v for k, v in state.eager_ids.items() if v[0]() is not None}
+        out_ids, protos = [], []
+        for t in op._outputs:
+            state.tensor_counter += 1
+            tid = state.tensor_counter
+            state.eager_ids[id(t)] = (weakref.ref(t), tid)
+            out_ids.append(tid)
+            if state.mode == health.NO_TENSOR:
+                continue
+            if t._value is not None and state.dumps(op.type, t.dtype):
+                protos.append(tensor_pb2.TensorProto.FromString(tensor_proto_bytes(state.mode, tid, t._value)))
+            else:
+                protos.append(tensor_pb2.TensorProto())
+        in_ids = [i for i in (_eager_tensor_id(state, t) for t in op._inputs) if i is not None]
+        device = state.device_id(canonical_device(""))
+        writer.write_execution(debug_event_pb2.Execution(
+            op_type=op.type, num_outputs=len(out_ids), input_tensor_ids=in_ids, output_tensor_ids=out_ids,
+            tensor_debug_mode=state.mode, tensor_protos=protos, code_location=state.code_location(frames),
+            output_tensor_device_ids=[device] * len(out_ids)))
+        if writer.circular_buffer_size <= 0:
+            writer.flush_execution_files()
+
+
 def _check_dtypes(tensor_dtypes):
     if tensor_dtypes is None:
         return None
@@ -212,7 +254,9 @@ def enable_dump_debug_info(dump_root, tensor_debug_mode="NO_TENSOR", circular_bu
                 _state.move_to(dump_root)  # TF: a new dump root abolishes the previous one
         else:
             _state = DumpingState(dump_root, mode, circular_buffer_size, op_regex, tensor_dtypes)
+            _state.eager_ids = {}     # id(eager tensor) -> (weakref, dumped tensor id)
             session_module.register_run_interceptor(_dumped_run)
+            eager.add_recorder(_eager_execution)   # eager ops are Executions, as in TF2
             atexit.register(disable_dump_debug_info)
         return _state.get_writer()
 
@@ -223,6 +267,7 @@ def disable_dump_debug_info():
     with _lock:
         state, _state = _state, None
         session_module.register_run_interceptor(None)
+        eager.remove_recorder(_eager_execution)
     if state is not None and state.writer is not None:
         with state.lock:
             state.writer.close()
