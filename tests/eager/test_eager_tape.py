@@ -131,3 +131,16 @@ def test_tape_outside_eager_mode_is_refused():
     with pytest.raises(RuntimeError, match="enable_eager_execution"):
         with tf.GradientTape():
             pass
+
+
+def test_layers_keep_their_variables_across_eager_calls(eager_mode):
+    layer = tf.layers.Dense(4, activation=tf.nn.relu)
+    x = tf.ones([2, 3])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(layer(x)) + tf.reduce_sum(layer(x * 2.0))
+    assert [v.name for v in tape.watched_variables()] == ["dense/kernel:0", "dense/bias:0"]
+    gk, gb = tape.gradient(y, layer.trainable_variables)
+    # Bias starts at zero, so both calls switch on the same units: 2 rows x 2 calls each.
+    active = (np.ones(3) @ layer.kernel.numpy() > 0).astype(np.float32)
+    np.testing.assert_allclose(gb.numpy(), 4 * active)
+    assert gk.shape.as_list() == [3, 4]
