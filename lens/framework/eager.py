@@ -8,6 +8,7 @@ paths: plain `Graph._create_op` is unchanged, and `with tf.Graph().as_default():
 program builds an ordinary graph (as TF's `executing_eagerly()` is False there).
 """
 import contextlib
+import threading
 
 import numpy as np
 
@@ -178,6 +179,15 @@ def eager_tensor(op, index, dtype, value):
 
 class EagerGraph(Graph):
     """The eager context's graph: ops run when created and are not kept (no growth)."""
+
+    # Name scopes are per thread, as TF's eager context is.
+    @property
+    def _name_stack(self):
+        return getattr(self._scopes, "stack", "")
+
+    @_name_stack.setter
+    def _name_stack(self, value):
+        self.__dict__.setdefault("_scopes", threading.local()).stack = value
 
     def unique_name(self, name, mark_as_used=True):
         # Eager ops are not kept, so names are never taken (TF eager does not uniquify either).

@@ -7,6 +7,7 @@ gradient function; those are written with lens ops, so they run eagerly, and a t
 recording outside records them too (higher-order gradients).
 """
 import contextlib
+import threading
 
 from lens.framework import eager
 from lens.framework.graph import Tensor
@@ -59,6 +60,7 @@ class GradientTape:
         self._entries = []        # recorded ops, in execution order
         self._recording = False
         self._used = False
+        self._thread = threading.get_ident()    # a tape records its own thread's ops, as TF's
 
     # ---------------------------------------------------------------- recording
     def __enter__(self):
@@ -115,11 +117,13 @@ class GradientTape:
         return tuple(self._variables.values())
 
     def _on_read(self, variable):
-        if variable.trainable:
+        if variable.trainable and threading.get_ident() == self._thread:
             self.watch(variable)
 
     def _record(self, op):
         watched = self._watched
+        if threading.get_ident() != self._thread:
+            return
         if any(id(t) in watched for t in op._inputs):
             self._entries.append(op)
             for t in op._outputs:

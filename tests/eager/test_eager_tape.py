@@ -144,3 +144,24 @@ def test_layers_keep_their_variables_across_eager_calls(eager_mode):
     active = (np.ones(3) @ layer.kernel.numpy() > 0).astype(np.float32)
     np.testing.assert_allclose(gb.numpy(), 4 * active)
     assert gk.shape.as_list() == [3, 4]
+
+
+def test_tapes_and_name_scopes_belong_to_their_thread(eager_mode):
+    import threading
+    x = tf.constant(2.0)
+    seen = {}
+
+    def other():
+        with tf.name_scope("worker"):
+            seen["scope"] = tf.get_default_graph().get_name_scope()
+            seen["y"] = x * x       # not recorded by the main thread's tape
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.name_scope("main"):
+            t = threading.Thread(target=other)
+            t.start()
+            t.join()
+            assert tf.get_default_graph().get_name_scope() == "main"
+        z = x * 3.0
+    assert seen["scope"] == "worker"
+    assert tape.gradient([z, seen["y"]], x).numpy() == 3.0
