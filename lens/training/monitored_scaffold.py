@@ -95,10 +95,11 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        """Initializes the local variables (metrics, input pipelines)."""
+        """Initializes the local variables (metrics, input pipelines) and the lookup tables, as TF1."""
         from lens.ops.core import group
+        from lens.ops.lookup_ops import tables_initializer
         from lens.ops.variables import local_variables_initializer
-        return group(local_variables_initializer())
+        return group(local_variables_initializer(), tables_initializer())
 
     def finalize(self):
         """Create the missing ops and finalize the graph; returns self."""

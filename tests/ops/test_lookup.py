@@ -84,3 +84,14 @@ def test_static_vocabulary_table_and_bad_arguments(vocab_file):
         missing = tf.contrib.lookup.index_table_from_file(vocab_file + ".missing")
         with tf.Session() as sess, pytest.raises(tf.errors.NotFoundError, match="missing"):
             sess.run(missing.initializer)
+
+
+def test_monitored_training_session_initializes_tables():
+    # TF1's Scaffold.default_local_init_op groups tables_initializer with the local variables.
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.index_table_from_tensor(["cat", "dog"], num_oov_buckets=1)
+        ids = table.lookup(tf.constant(["dog", "cat", "cow"]))
+        step = tf.train.get_or_create_global_step()
+        with tf.train.MonitoredTrainingSession() as sess:
+            assert sess.run(ids).tolist() == [1, 0, 2]
+            assert sess.run(step) == 0
