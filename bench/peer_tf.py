@@ -1,7 +1,8 @@
 """TensorFlow's side of the bench rows, run in a Python that has TensorFlow (never imports lens).
 
 `python bench/peer_tf.py CASE [CASE ...] [--quick]` prints one JSON object on its last line:
-{case: {"value": seconds, "note": "..."}} (or {"error": "..."} for a case that failed). The
+{case: {"value": seconds}} (or {"error": "..."} for a case that failed); `--serve CASE` keeps
+one training step ready and times rounds of it on request (see serve). The
 lens side starts it through bench/peers.py; each case builds the same graph as the lens row it
 is compared with, in TF 2.x's compat.v1 graph mode with the legacy Keras layers (tf_keras).
 """
@@ -102,10 +103,15 @@ def _mlp_graph(tf, batch):
     return sess, train, loss, feed
 
 
+def mlp_step_fn(tf, quick):
+    """A function running one SGD step of the MLP 784-256-256-10, batch 128, fed."""
+    sess, train, loss, feed = _mlp_graph(tf, 128)
+    return lambda: sess.run([train, loss], feed)
+
+
 def mlp_step(tf, quick):
     """One SGD step of the MLP 784-256-256-10, batch 128, fed."""
-    sess, train, loss, feed = _mlp_graph(tf, 128)
-    return best_of(lambda: sess.run([train, loss], feed), 3 if quick else 7, 5 if quick else 50)
+    return best_of(mlp_step_fn(tf, quick), 3 if quick else 7, 5 if quick else 50)
 
 
 def mlp_dump(tf, quick):
@@ -143,18 +149,42 @@ def _mnist_graph(tf, batch):
     return sess, train, loss, feed
 
 
+def mnist_step_fn(tf, quick):
+    """A function running one Adam training step of the MNIST convnet, batch 64 (16 when quick)."""
+    sess, train, loss, feed = _mnist_graph(tf, 16 if quick else 64)
+    return lambda: sess.run([train, loss], feed)
+
+
 def mnist_step(tf, quick):
     """One Adam training step of the MNIST convnet, batch 64."""
-    sess, train, loss, feed = _mnist_graph(tf, 16 if quick else 64)
-    return best_of(lambda: sess.run([train, loss], feed), 2 if quick else 5, 2 if quick else 10)
+    return best_of(mnist_step_fn(tf, quick), 2 if quick else 5, 2 if quick else 10)
 
 
 CASES = {f.__name__: f for f in (tiny, chain, mlp_build, mlp_step, mlp_dump, mnist_step)}
+STEPS = {"mlp_step": mlp_step_fn, "mnist_step": mnist_step_fn}
+
+
+def serve(name, quick):
+    """Build one case's step, say "ready", then for each line N on stdin run N steps and print
+    the seconds they took: the lens side times its rounds in turn with these, so a burst of load
+    from other processes hits both alike."""
+    import tensorflow
+    step = STEPS[name](_tf(), quick)
+    step()
+    print("ready %s" % tensorflow.__version__, flush=True)
+    for line in sys.stdin:
+        n = int(line)
+        t0 = time.perf_counter()
+        for _ in range(n):
+            step()
+        print(time.perf_counter() - t0, flush=True)
 
 
 def main(argv):
     quick = "--quick" in argv
     names = [a for a in argv if not a.startswith("--")]
+    if "--serve" in argv:
+        return serve(names[0], quick)
     tf = _tf()
     out = {"tensorflow": tf.__version__ if hasattr(tf, "__version__") else ""}
     import tensorflow

@@ -65,3 +65,40 @@ def tf_name():
 def scaled(value, factor):
     """A measured value times factor (seconds -> ms, us); strings (not installed, failed) pass."""
     return value * factor if isinstance(value, (int, float)) else value
+
+
+class Stepper:
+    """TensorFlow's training step of a case kept ready in a subprocess (peer_tf.py --serve):
+    rounds(n) runs n steps there and returns the seconds, so the lens side can time its rounds
+    in turn with TensorFlow's. `missing` says why there is none (then rounds is not usable)."""
+
+    def __init__(self, case, quick=False):
+        self.proc, self.missing = None, None
+        python = tf_python()
+        if python is None:
+            self.missing = MISSING
+            return
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1", PYTHONWARNINGS="ignore")
+        args = [python, str(HERE / "peer_tf.py"), case, "--serve"] + (["--quick"] if quick else [])
+        print("  TensorFlow side (%s): %s, served ..." % (python, case), file=sys.stderr, flush=True)
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, env=env)
+        first = self.proc.stdout.readline().split()
+        if first[:1] != ["ready"]:
+            self.close()
+            self.missing = "TF failed to start %s" % case
+        else:
+            _cache["version"] = first[1] if len(first) > 1 else ""
+
+    def rounds(self, n):
+        """Seconds TensorFlow took for n more steps."""
+        self.proc.stdin.write("%d\n" % n)
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        """Stop the subprocess."""
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+            self.proc = None
