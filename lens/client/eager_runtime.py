@@ -21,11 +21,16 @@ class EagerContext:
         self.variables = VariableStore()
         self.resources = {}
         self._rngs = {}
+        self._seed_epoch = 0
         self._lock = threading.Lock()
 
     def rng(self, op):
         """One stream per (seed, seed2): a seeded op called again continues its stream (TF eager's
         kernel cache), unseeded ops share one nondeterministic stream."""
+        epoch = getattr(op._graph, "seed_epoch", 0)
+        if epoch != self._seed_epoch:    # tf.set_random_seed ran: streams start over
+            self._rngs.clear()
+            self._seed_epoch = epoch
         key = (op._attrs.get("seed", 0), op._attrs.get("seed2", 0))
         gen = self._rngs.get(key)
         if gen is None:

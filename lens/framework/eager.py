@@ -189,6 +189,18 @@ class EagerGraph(Graph):
     def _name_stack(self, value):
         self.__dict__.setdefault("_scopes", threading.local()).stack = value
 
+    @property
+    def seed(self):
+        """The global random seed."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, seed):
+        # As TF's eager context: setting the seed restarts the random streams, so a seeded
+        # program replays its random values after each tf.set_random_seed.
+        self._seed = seed
+        self.seed_epoch = getattr(self, "seed_epoch", 0) + 1
+
     def unique_name(self, name, mark_as_used=True):
         # Eager ops are not kept, so names are never taken (TF eager does not uniquify either).
         return self._name_stack + "/" + name if self._name_stack else name

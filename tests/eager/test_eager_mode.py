@@ -133,3 +133,13 @@ def test_cond_and_while_loop_on_eager_values(eager_mode):
     i, s = tf.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + i), (0, tf.constant(0)))
     assert (int(i), int(s)) == (4, 6)
     assert int(tf.while_loop(lambda i: True, lambda i: i + 2, [0], maximum_iterations=3)) == 6
+
+
+def test_set_random_seed_replays_random_values(eager_mode):
+    tf.set_random_seed(7)
+    a = [tf.random_normal([3], seed=1).numpy(), tf.random_uniform([2]).numpy()]
+    tf.set_random_seed(7)
+    b = [tf.random_normal([3], seed=1).numpy(), tf.random_uniform([2]).numpy()]
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(tf.random_normal([3], seed=1).numpy(), a[0])   # the stream goes on
