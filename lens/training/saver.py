@@ -15,6 +15,7 @@ import uuid
 import numpy as np
 
 from lens.framework import errors
+from lens.framework.eager import executing_eagerly
 from lens.framework.graph import Tensor, control_dependencies, get_default_graph, name_scope
 from lens.proto import saver_pb2
 from lens.training import io_ops
@@ -64,6 +65,13 @@ def _saveable_items(var_list):
 
 class Saver:
     """Saves and restores variables as TensorFlow's tensor-bundle checkpoints."""
+
+    def __new__(cls, *args, **kwargs):
+        # While executing eagerly a Saver writes and reads the variables' values at once.
+        if cls is Saver and executing_eagerly():
+            from lens.training.saver_eager import EagerSaver
+            return EagerSaver(*args, **kwargs)
+        return object.__new__(cls)
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
