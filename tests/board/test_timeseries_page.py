@@ -196,6 +196,37 @@ def check_setting_changes_redraw_the_cards(page):
     after = page.eval_on_selector(f"{LOSS} .js-plotly-plot", smoothed)
     assert after != before
     assert np.isclose(after[0][50], loss_value(0, 50), rtol=1e-4)  # unsmoothed now
+    # Between two non-zero smoothings only the smoothed lines move: their paths are redrawn
+    # at once, exactly where plotly itself draws them (checked by letting plotly redraw).
+    page.evaluate("window.lensSettings.set('smoothing', 0.9)")
+    page.evaluate("window.lensTimeSeries.redrawn")
+    page.evaluate("window.lensSettings.set('smoothing', 0.5)")
+    page.evaluate("window.lensTimeSeries.redrawn")
+    check = """async (sel) => {
+        const el = document.querySelector(sel + " .js-plotly-plot");
+        const pts = (d) => d.split(/[ML]/).filter(Boolean).map((p) => p.split(",").map(Number));
+        const lines = () => [...el.querySelectorAll(".scatterlayer > .trace")]
+            .filter((g, i) => !el.data[i].meta.raw)
+            .map((g) => pts(g.querySelector("path.js-line").getAttribute("d")));
+        const ours = lines();
+        const idx = el.data.map((t, k) => (t.meta.raw ? -1 : k)).filter((k) => k >= 0);
+        await Plotly.restyle(el, {y: idx.map((k) => el.data[k].y)}, idx);
+        let worst = 0;
+        lines().forEach((theirs, i) => { for (const p of theirs) {
+            worst = Math.max(worst, Math.min(...ours[i].map((q) => Math.hypot(p[0] - q[0], p[1] - q[1]))));
+        } });
+        return [worst, ours.length];
+    }"""
+    # (the card shows smoothing 0.5 already: the fast path ran, not a deferred redraw)
+    lines = page.eval_on_selector(f"{LOSS} .js-plotly-plot", smoothed)
+    raw = [loss_value(0, step) for step in range(120)]
+    last, expected = 0.0, []
+    for n, y in enumerate(np.float32(raw).astype(float), start=1):
+        last = last * 0.5 + 0.5 * y
+        expected.append(last / (1 - 0.5 ** n))
+    assert np.allclose(lines[0], expected, rtol=1e-5)
+    worst, count = page.evaluate(check, LOSS)
+    assert count == 3 and worst < 0.01
 
 
 def test_images_scale_to_the_card_with_crisp_pixels(page, tbx_server):
