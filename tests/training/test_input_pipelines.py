@@ -203,12 +203,10 @@ def test_monitored_session_runs_queue_runners():
     x = tf.train.range_input_producer(5, num_epochs=1, shuffle=False).dequeue()
     b = tf.train.batch([x], 2, allow_smaller_final_batch=True)
     got = []
-    start = time.monotonic()
     with tf.train.MonitoredSession() as sess:
         while not sess.should_stop():
             got.append(sess.run(b).tolist())
     assert got == [[0, 1], [2, 3], [4]]
-    assert time.monotonic() - start < TIMEOUT
     assert not [t for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
 
 
