@@ -14,7 +14,10 @@ import numpy as np
 
 from lens.framework import graph as _graph
 from lens.framework.graph import Graph, Operation, Tensor
-from lens.framework.tensor_shape import as_shape
+from lens.framework.registry import get_op_def
+from lens.framework.tensor_shape import as_shape, unknown_shape
+
+_UNKNOWN = unknown_shape()
 
 _STATE = {"eager": False}
 _EXECUTOR = []    # the client's fn(op) -> list of output values (runs the op's kernel at once)
@@ -164,17 +167,80 @@ class VariableRef:
         self.key, self.shape = key, shape
 
 
+_SHAPES = {}   # shape tuple -> TensorShape (shapes repeat; TensorShapes are never changed in place)
+
+
+def _shape_of(value):
+    key = np.shape(value)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = as_shape(key)
+    return shape
+
+
 def eager_tensor(op, index, dtype, value):
     """An EagerTensor output `index` of op holding value (or standing for a variable)."""
-    t = EagerTensor(op, index, dtype)
+    t = EagerTensor.__new__(EagerTensor)
+    t._op, t._value_index, t._dtype, t._consumers, t._name = op, index, dtype, (), None
     if type(value) is VariableRef:
         t._value, t._var = None, value.key
         t._shape = as_shape(value.shape)
     else:
         t._value, t._var = value, None
-        if value is not None:
-            t._shape = as_shape(np.shape(value))
+        t._shape = _shape_of(value) if value is not None else _UNKNOWN
     return t
+
+
+class _Scope:
+    """A cheap name scope for eager ops (no generator): sets and restores the thread's stack."""
+
+    __slots__ = ("graph", "name", "old")
+
+    def __init__(self, graph, name):
+        self.graph, self.name = graph, name
+
+    def __enter__(self):
+        g = self.graph
+        self.old = old = g._name_stack
+        name = self.name
+        if not name:
+            new = ""
+        elif not isinstance(name, str):
+            return self._slow_enter()
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = old + "/" + name if old else name
+        g._name_stack = new
+        return new + "/" if new else ""
+
+    def _slow_enter(self):
+        name = self.name.decode() if isinstance(self.name, bytes) else str(self.name)
+        self.name = name
+        return self.__enter__()
+
+    def __exit__(self, *exc):
+        self.graph._name_stack = self.old
+        return False
+
+
+class _AsDefault:
+    """A cheap `graph.as_default()` for the eager graph (push, pop; no generator)."""
+
+    __slots__ = ("graph",)
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        _graph._default_graph_stack.stack.append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc):
+        _graph._default_graph_stack.stack.remove(self.graph)
+        return False
 
 
 class EagerGraph(Graph):
@@ -201,6 +267,16 @@ class EagerGraph(Graph):
         self._seed = seed
         self.seed_epoch = getattr(self, "seed_epoch", 0) + 1
 
+    def name_scope(self, name):
+        """Enter a name scope (eager: scopes name nothing that is kept, so none is uniquified)."""
+        if name and isinstance(name, str) and not _graph._VALID_SCOPE_NAME.match(name):
+            raise ValueError("'%s' is not a valid scope name" % name)
+        return _Scope(self, name)
+
+    def as_default(self):
+        """Make this the default graph inside the block."""
+        return _AsDefault(self)
+
     def unique_name(self, name, mark_as_used=True):
         # Eager ops are not kept, so names are never taken (TF eager does not uniquify either).
         return self._name_stack + "/" + name if self._name_stack else name
@@ -221,11 +297,24 @@ class EagerGraph(Graph):
                                 "used while executing eagerly)" % (op_type, t))
         name = name or op_type
         name = name[:-1] if name.endswith("/") else self.unique_name(name)
-        op = Operation(self, name, op_type, inputs, (), attrs, output_dtypes)
+        op = Operation.__new__(Operation)
+        op._graph, op._name, op._type, op._inputs = self, name, op_type, list(inputs)
+        op._control_inputs, op._device, op._attrs = [], "", dict(attrs or {})
+        op._frames = op._id = op._original_op = None
+        op._op_def = get_op_def(op_type)
+        op._control_outputs, op._colocation = [], []
+        # The outputs exist (dtypes, count) when the kernel factory looks at the op; values come after.
+        outs = op._outputs = [eager_tensor(op, i, dt, None) for i, dt in enumerate(output_dtypes)]
         if op_type in self._gradient_override_map:
             op._attrs["_gradient_op_type"] = self._gradient_override_map[op_type]
-        values = _EXECUTOR[0](op)
-        op._outputs = [eager_tensor(op, i, dt, v) for i, (dt, v) in enumerate(zip(output_dtypes, values))]
+        for t, value in zip(outs, _EXECUTOR[0](op)):
+            if type(value) is VariableRef:
+                t._var = value.key
+                t._shape = as_shape(value.shape)
+            else:
+                t._value = value
+                if value is not None:
+                    t._shape = _shape_of(value)
         if _RECORDERS:
             for record in list(_RECORDERS):
                 record(op)
