@@ -295,6 +295,8 @@ class EagerGraph(Graph):
             if not isinstance(t, EagerTensor):
                 raise TypeError("Input to %s must be an eager tensor, got %r (a graph tensor cannot be "
                                 "used while executing eagerly)" % (op_type, t))
+        if op_type == "Placeholder":
+            raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
         name = name or op_type
         name = name[:-1] if name.endswith("/") else self.unique_name(name)
         op = Operation.__new__(Operation)

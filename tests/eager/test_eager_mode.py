@@ -83,6 +83,8 @@ def test_kernel_errors_are_tf_errors_naming_the_op(eager_mode):
 def test_session_in_eager_mode_raises_runtime_error(eager_mode):
     with pytest.raises(RuntimeError, match="Session graph is empty"):
         tf.Session()
+    with pytest.raises(RuntimeError, match=r"tf.placeholder\(\) is not compatible with eager execution"):
+        tf.placeholder(tf.float32, [None, 3])
 
 
 def test_explicit_graph_inside_eager_builds_and_runs_a_graph(eager_mode):
