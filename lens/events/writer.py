@@ -80,6 +80,10 @@ class FileWriter:
         elif hasattr(summary, "SerializeToString") and type(summary).__name__ == "Summary":
             event.summary.MergeFromString(summary.SerializeToString())  # e.g. TensorBoard's proto
             maybe_metadata = True
+        elif hasattr(summary, "numpy") and getattr(summary, "dtype", None) is not None and \
+                summary.dtype.base_dtype.name == "string":
+            # An eager summary op's result (a string tensor holding the serialized Summary).
+            return self.add_summary(bytes(summary.numpy()), global_step)
         else:
             raise TypeError("add_summary expects a Summary proto or its serialized bytes, got %s"
                             % type(summary).__name__)

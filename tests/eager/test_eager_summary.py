@@ -39,3 +39,14 @@ def test_contrib_summary_is_for_eager_code():
     with tf.Graph().as_default():
         with pytest.raises(RuntimeError, match="eager code"):
             tf.contrib.summary.scalar("x", 1.0, step=0)
+
+
+def test_tf_summary_ops_run_eagerly_into_a_file_writer(eager_mode, tmp_path):
+    writer = tf.summary.FileWriter(str(tmp_path))
+    step = tf.Variable(3, dtype=tf.int64)
+    writer.add_summary(tf.summary.scalar("loss", tf.constant(0.5)), global_step=step)
+    writer.add_summary(tf.summary.histogram("w", tf.constant([1.0, 2.0, 3.0])), global_step=4)
+    writer.close()
+    got = [(e.step, v.tag, v.simple_value if v.HasField("simple_value") else v.histo.num)
+           for e in _events(tmp_path) for v in e.summary.value]
+    assert got == [(3, "loss", 0.5), (4, "w", 3.0)]
