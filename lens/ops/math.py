@@ -5,7 +5,9 @@ from lens.framework import dtypes as _dt, errors
 from lens.framework.convert import apply_op, convert_to_tensor, graph_of
 from lens.framework.graph import Tensor, name_scope
 from lens.framework.registry import register_op
+from lens.ops.conv_np import Recycler
 from lens.ops.core import identity
+from lens.ops.cwise_grad_ops import reciprocal_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad
 from lens.ops.shapes import broadcast_shapes
 
 
@@ -52,8 +54,33 @@ _BINARY = [
     ("SquaredDifference", lambda a, b: np.square(np.subtract(a, b))),
 ]
 
+# Sums from this size up (a layer's `x @ w + b`) are written into the op's previous output once
+# nothing holds it any more: a fresh big block may come as new pages, each faulted in and zeroed.
+RECYCLE_MIN_BYTES = 1 << 16
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _add_make(op, ctx):
+    shape = op._outputs[0].shape
+    if shape.is_fully_defined() and shape.num_elements() * 8 < RECYCLE_MIN_BYTES:
+        return np.add       # small for sure: the plain ufunc, no wrapper on tiny graphs
+    recycler = Recycler(RECYCLE_MIN_BYTES)
+    ndarray, add = np.ndarray, np.add
+
+    def run(a, b):
+        if type(a) is ndarray and type(b) is ndarray and a.dtype == b.dtype and a.dtype in _FLOATS \
+                and a.nbytes >= RECYCLE_MIN_BYTES and a.ndim >= 1 \
+                and (b.shape == a.shape or (b.ndim == 1 and b.shape[0] == a.shape[-1])):
+            return recycler.give(add(a, b, out=recycler.take(a.shape, a.dtype)))
+        return add(a, b)
+    return run
+
+
 for _t, _fn in _BINARY:
-    register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=_t == "FloorDiv")
+    if _t in ("Add", "AddV2"):
+        register_op(_t, make=_add_make, shape=_bcast_shape)
+    else:
+        register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=_t == "FloorDiv")
 
 
 def _binary(op_type, x, y, name, default_name=None):
@@ -203,7 +230,7 @@ def _neg_grad(op, g):
 
 
 def _abs_grad(op, g):
-    return [multiply(g, sign(op._inputs[0]))]
+    return [g * sign(op._inputs[0])]
 
 
 def _square_grad(op, g):
@@ -211,50 +238,47 @@ def _square_grad(op, g):
     return [multiply(g, multiply(x, convert_to_tensor(2, dtype=x.dtype.base_dtype)))]
 
 
+# Sqrt, Rsqrt, Tanh, Sigmoid and Reciprocal backprop through TF's fused gradient ops, as TF1.15's do;
+# the other unary gradients use operators, so their nodes are named as TF's (Log_grad/mul).
 def _sqrt_grad(op, g):
-    y = op._outputs[0]
-    return [real_div(multiply(g, convert_to_tensor(0.5, dtype=y.dtype)), y)]
+    return [sqrt_grad(op._outputs[0], g)]
 
 
 def _rsqrt_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(multiply(g, convert_to_tensor(-0.5, dtype=y.dtype)), multiply(square(y), y))]
+    return [rsqrt_grad(op._outputs[0], g)]
 
 
 def _exp_grad(op, g):
-    return [multiply(g, op._outputs[0])]
+    return [g * op._outputs[0]]
 
 
 def _log_grad(op, g):
-    return [multiply(g, reciprocal(op._inputs[0]))]
+    return [g * reciprocal(op._inputs[0])]
 
 
 def _log1p_grad(op, g):
     x = op._inputs[0]
-    return [multiply(g, reciprocal(add_v2(convert_to_tensor(1, dtype=x.dtype), x)))]
+    return [g * reciprocal(1 + x)]
 
 
 def _sin_grad(op, g):
-    return [multiply(g, cos(op._inputs[0]))]
+    return [g * cos(op._inputs[0])]
 
 
 def _cos_grad(op, g):
-    return [negative(multiply(g, sin(op._inputs[0])))]
+    return [-g * sin(op._inputs[0])]
 
 
 def _tanh_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(g, subtract(convert_to_tensor(1, dtype=y.dtype), square(y)))]
+    return [tanh_grad(op._outputs[0], g)]
 
 
 def _sigmoid_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(g, multiply(y, subtract(convert_to_tensor(1, dtype=y.dtype), y)))]
+    return [sigmoid_grad(op._outputs[0], g)]
 
 
 def _reciprocal_grad(op, g):
-    y = op._outputs[0]
-    return [negative(multiply(g, square(y)))]
+    return [reciprocal_grad(op._outputs[0], g)]
 
 
 # Marks a unary op whose gradient needs array ops (above math): math_grad.py registers it.
