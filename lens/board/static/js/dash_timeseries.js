@@ -186,19 +186,31 @@
     let answers;
     try { answers = await ctx.fetchJSON(ROUTE, null, {method: "POST", body}); }
     catch (e) { statusEl.textContent = "Could not load cards: " + e.message; return; }
-    await Promise.all(batch.map((card, i) => {
-      if (answers[i].error) { card.body.textContent = answers[i].error; return null; }
+    const draws = [];
+    for (let i = 0; i < batch.length; i++) {
+      const card = batch[i];
+      if (answers[i].error) { card.body.textContent = answers[i].error; continue; }
       // A reload that brought nothing new for a drawn card leaves it alone (no redraw).
-      const text = JSON.stringify(answers[i].runToSeries) + "|" + JSON.stringify(card.request());
-      if (card.loaded && !card.dirty && text === card.answerText) { card.stale = false; return null; }
+      const text = signature(answers[i].runToSeries) + "|" + JSON.stringify(card.request());
+      if (card.loaded && !card.dirty && text === card.answerText) { card.stale = false; continue; }
       card.answerText = text;
       card.receive(answers[i]);
       card.loaded = true;
       card.stale = false;
       card.dirty = false;
-      return card.draw();
-    }));
+      // While the grid scrolls, one card per frame, so no frame waits for a whole batch.
+      if (T.scrolling() && draws.length) await new Promise((r) => requestAnimationFrame(r));
+      draws.push(card.draw());
+    }
+    await Promise.all(draws);
     C.startPlotly();  // the first row shows its previews now; plotly takes over after
+  }
+
+  // What identifies a series' content cheaply: its runs, lengths and last points (series only
+  // grow at the end; a downsampled one changes length when it changes at all).
+  function signature(runToSeries) {
+    return Object.entries(runToSeries || {}).map(([run, points]) =>
+      run + ":" + points.length + ":" + JSON.stringify(points[points.length - 1] || null)).join("|");
   }
 
   function onIntersect(entries) {

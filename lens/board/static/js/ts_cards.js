@@ -27,6 +27,7 @@ window.lensTsCards = (function () {
   const upgrades = new Set();
   let upgrading = false;
   function noteScroll() { lastScroll = performance.now(); }
+  function scrolling() { return performance.now() - lastScroll < SETTLE_MS; }
   function scheduleUpgrades() {
     if (upgrading || !upgrades.size) return;
     upgrading = true;
@@ -283,5 +284,5 @@ window.lensTsCards = (function () {
     return card;
   }
 
-  return {create, noteScroll, HEIGHT};
+  return {create, noteScroll, scrolling, HEIGHT};
 })();
