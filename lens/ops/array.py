@@ -39,6 +39,13 @@ def shape(input, name=None, out_type=_dt.int32):  # noqa: A002
                     name=name or "Shape", dtypes=[_dt.as_dtype(out_type)], same_dtype=False)
 
 
+def grad_shape(x, name="Shape"):
+    """TF1.15's array_ops.shape as gradients call it: a Const (named Shape) when x's shape is static."""
+    if x.shape.is_fully_defined():
+        return constant(np.asarray(x.shape.as_list(), np.int32), name=name)
+    return shape(x, name=None if name == "Shape" else name)
+
+
 def size(input, name=None, out_type=_dt.int32):  # noqa: A002
     """Number of elements."""
     return apply_op("Size", [(input, "input")], {"out_type": _dt.as_dtype(out_type)},
@@ -84,7 +91,7 @@ def _reshape_make(op, ctx):
 
 
 def _reshape_grad(op, grad):
-    return [reshape(grad, shape(op._inputs[0])), None]
+    return [reshape(grad, grad_shape(op._inputs[0])), None]
 
 
 register_op("Reshape", make=_reshape_make, shape=_reshape_shape, grad=_reshape_grad)
@@ -254,7 +261,7 @@ def _expand_shape(op):
 
 
 register_op("ExpandDims", fn=lambda x, a: np.expand_dims(x, int(np.ravel(a)[0])), shape=_expand_shape,
-            grad=lambda op, g: [reshape(g, shape(op._inputs[0])), None])
+            grad=lambda op, g: [reshape(g, grad_shape(op._inputs[0])), None])
 
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
@@ -296,7 +303,7 @@ def _squeeze_make(op, ctx):
 
 
 register_op("Squeeze", make=_squeeze_make, shape=_squeeze_shape,
-            grad=lambda op, g: [reshape(g, shape(op._inputs[0]))])
+            grad=lambda op, g: [reshape(g, grad_shape(op._inputs[0]))])
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002

@@ -1,6 +1,7 @@
 """Gradients of Fill, BroadcastTo, Transpose and Tile: they need reduce ops, which sit above array."""
 from lens.framework.registry import RegisterGradient
-from lens.ops.array import broadcast_gradient_args, reshape, shape, size, stack, transpose
+from lens.framework.convert import constant
+from lens.ops.array import broadcast_gradient_args, grad_shape, reshape, shape, size, stack, transpose
 from lens.ops.reduce import invert_permutation, reduce_sum
 from lens.ops.sequence import range as _range
 
@@ -30,7 +31,8 @@ def _transpose_grad(op, grad):
 def _tile_grad(op, grad):
     """grad reshaped to [multiples[0], shape[0], multiples[1], ...] and summed over the multiples axes."""
     x, multiples = op._inputs
-    sx = shape(x)
+    sx = grad_shape(x)   # TF1.15's Shape and Size fold to Consts when static
     split_shape = reshape(transpose(stack([multiples, sx])), [-1])
-    axes = _range(0, size(split_shape), 2)
+    n = split_shape.shape.num_elements() if split_shape.shape.is_fully_defined() else None
+    axes = _range(0, size(split_shape) if n is None else constant(n, name="Size"), 2)
     return [reduce_sum(reshape(grad, split_shape), axes), None]

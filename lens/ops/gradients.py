@@ -130,8 +130,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if gy is None:
                 # An integer y seeds ones too, as TF's; nothing flows back through integer values,
                 # so its xs get None.
-                shp = A.shape(y)
                 from lens.framework.convert import constant
+                # TF1.15's array_ops.shape folds a static shape into a Const (named Shape).
+                shp = (constant(y.shape.as_list(), dtype=_dt.int32, name="Shape") if y.shape.is_fully_defined()
+                       else A.shape(y))
                 one = constant(1, dtype=y.dtype.base_dtype, name="grad_ys_%d" % i)
                 new_grad_ys.append(A.fill(shp, one))
             else:

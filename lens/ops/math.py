@@ -7,6 +7,7 @@ from lens.framework.graph import Tensor, name_scope
 from lens.framework.registry import register_op
 from lens.ops.conv_np import Recycler
 from lens.ops.core import identity
+from lens.ops.cwise_grad_ops import reciprocal_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad
 from lens.ops.shapes import broadcast_shapes
 
 
@@ -229,7 +230,7 @@ def _neg_grad(op, g):
 
 
 def _abs_grad(op, g):
-    return [multiply(g, sign(op._inputs[0]))]
+    return [g * sign(op._inputs[0])]
 
 
 def _square_grad(op, g):
@@ -237,50 +238,47 @@ def _square_grad(op, g):
     return [multiply(g, multiply(x, convert_to_tensor(2, dtype=x.dtype.base_dtype)))]
 
 
+# Sqrt, Rsqrt, Tanh, Sigmoid and Reciprocal backprop through TF's fused gradient ops, as TF1.15's do;
+# the other unary gradients use operators, so their nodes are named as TF's (Log_grad/mul).
 def _sqrt_grad(op, g):
-    y = op._outputs[0]
-    return [real_div(multiply(g, convert_to_tensor(0.5, dtype=y.dtype)), y)]
+    return [sqrt_grad(op._outputs[0], g)]
 
 
 def _rsqrt_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(multiply(g, convert_to_tensor(-0.5, dtype=y.dtype)), multiply(square(y), y))]
+    return [rsqrt_grad(op._outputs[0], g)]
 
 
 def _exp_grad(op, g):
-    return [multiply(g, op._outputs[0])]
+    return [g * op._outputs[0]]
 
 
 def _log_grad(op, g):
-    return [multiply(g, reciprocal(op._inputs[0]))]
+    return [g * reciprocal(op._inputs[0])]
 
 
 def _log1p_grad(op, g):
     x = op._inputs[0]
-    return [multiply(g, reciprocal(add_v2(convert_to_tensor(1, dtype=x.dtype), x)))]
+    return [g * reciprocal(1 + x)]
 
 
 def _sin_grad(op, g):
-    return [multiply(g, cos(op._inputs[0]))]
+    return [g * cos(op._inputs[0])]
 
 
 def _cos_grad(op, g):
-    return [negative(multiply(g, sin(op._inputs[0])))]
+    return [-g * sin(op._inputs[0])]
 
 
 def _tanh_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(g, subtract(convert_to_tensor(1, dtype=y.dtype), square(y)))]
+    return [tanh_grad(op._outputs[0], g)]
 
 
 def _sigmoid_grad(op, g):
-    y = op._outputs[0]
-    return [multiply(g, multiply(y, subtract(convert_to_tensor(1, dtype=y.dtype), y)))]
+    return [sigmoid_grad(op._outputs[0], g)]
 
 
 def _reciprocal_grad(op, g):
-    y = op._outputs[0]
-    return [negative(multiply(g, square(y)))]
+    return [reciprocal_grad(op._outputs[0], g)]
 
 
 # Marks a unary op whose gradient needs array ops (above math): math_grad.py registers it.

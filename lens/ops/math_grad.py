@@ -3,10 +3,11 @@ from lens.framework.convert import convert_to_tensor
 from lens.framework.graph import Tensor
 from lens.framework.registry import RegisterGradient
 from lens.ops import array as A
+from lens.ops import cwise_grad_ops as CG
 from lens.ops.logic import greater, greater_equal, less_equal, where
 from lens.ops.math import (div_no_nan, floordiv, log, multiply, negative, pow, real_div,  # noqa: A004
-                           subtract)
-from lens.ops.reduce import reduce_to
+                           square, subtract)
+from lens.ops.reduce import reduce_to, smart_reduce_to
 
 
 def _static_equal(x, y, grad=None):
@@ -15,12 +16,20 @@ def _static_equal(x, y, grad=None):
     return ok and (grad is None or not isinstance(grad, Tensor) or grad.shape == xs)
 
 
-def binary_grad_pair(op, gx, gy):
-    """[gx, gy] of a broadcasting binary op, each summed back to its input's shape (None stays None)."""
+def binary_grad_pair(op, gx, gy, smart=True):
+    """[gx, gy] of a broadcasting binary op, each summed back to its input's shape (None stays None).
+
+    As TF1.15: Add, Sub, Mul, Pow and SquaredDifference (smart) skip the reduction when the
+    shapes are static and equal and reduce by constants when static; the others always build
+    Shape, BroadcastGradientArgs, Sum and Reshape for both sides."""
     x, y = op._inputs
-    if _static_equal(x, y):
-        return [gx, gy]
-    outs = reduce_to((gx if gx is not None else gy, gy if gy is not None else gx), x, y)
+    pair = (gx if gx is not None else gy, gy if gy is not None else gx)
+    if smart:
+        if _static_equal(x, y):
+            return [gx, gy]
+        outs = smart_reduce_to(pair, x, y)
+    else:
+        outs = reduce_to(pair, x, y)
     return [outs[0] if gx is not None else None, outs[1] if gy is not None else None]
 
 
@@ -49,21 +58,21 @@ def _mul_grad(op, grad):
 def _realdiv_grad(op, grad):
     """grad / y and grad * (-x / y / y)."""
     x, y = op._inputs
-    return binary_grad_pair(op, real_div(grad, y), multiply(grad, real_div(real_div(negative(x), y), y)))
+    return binary_grad_pair(op, real_div(grad, y), grad * real_div(real_div(-x, y), y), smart=False)
 
 
 @RegisterGradient("DivNoNan")
 def _divnonan_grad(op, grad):
     """RealDiv's gradient with div_no_nan, so y == 0 gives 0."""
     x, y = op._inputs
-    return binary_grad_pair(op, div_no_nan(grad, y), multiply(grad, div_no_nan(div_no_nan(negative(x), y), y)))
+    return binary_grad_pair(op, div_no_nan(grad, y), grad * div_no_nan(div_no_nan(-x, y), y), smart=False)
 
 
 @RegisterGradient("FloorMod")
 def _floormod_grad(op, grad):
     """grad and -grad * floordiv(x, y)."""
     x, y = op._inputs
-    return binary_grad_pair(op, grad, multiply(grad, negative(floordiv(x, y))))
+    return binary_grad_pair(op, grad, grad * negative(floordiv(x, y)), smart=False)
 
 
 @RegisterGradient("Pow")
@@ -79,12 +88,11 @@ def _pow_grad(op, grad):
 
 def _minmax_grad(op, grad, cmp):
     x, y = op._inputs
-    gshape = op._outputs[0]
-    zeros = A.zeros_like(grad)
+    zeros = A.zeros(A.grad_shape(grad), grad.dtype.base_dtype)
     mask = cmp(x, y)
     if not _static_equal(x, y):
-        mask = A.broadcast_to(mask, A.shape(gshape))
-    return binary_grad_pair(op, where(mask, grad, zeros), where(mask, zeros, grad))
+        mask = A.broadcast_to(mask, A.shape(op._outputs[0]))
+    return binary_grad_pair(op, where(mask, grad, zeros), where(mask, zeros, grad), smart=False)
 
 
 @RegisterGradient("Maximum")
@@ -101,14 +109,55 @@ def _minimum_grad(op, grad):
 
 @RegisterGradient("SquaredDifference")
 def _sqdiff_grad(op, grad):
-    """2 * grad * (x - y) and its negation."""
+    """2 * grad * (x - y) and its negation (TF1.15's: scalar, Mul, sub, mul_1, then Neg)."""
     x, y = op._inputs
-    two = convert_to_tensor(2, dtype=grad.dtype.base_dtype)
-    d = multiply(multiply(two, grad), subtract(x, y))
-    return binary_grad_pair(op, d, negative(d))
+    two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype, name="scalar")
+    d = multiply(two, grad) * (x - y)
+    if _static_equal(x, y):
+        return [d, -d]
+    gx, gy = smart_reduce_to((d, d), x, y)
+    return [gx, -gy]
 
 
 @RegisterGradient("Sign")
 def _sign_grad(op, g):
     """Zero almost everywhere."""
     return [A.zeros_like(op._inputs[0])]
+
+
+# Gradients of the fused gradient ops (inputs y, dy), as TF1.15's _SigmoidGradGrad and the others.
+@RegisterGradient("SigmoidGrad")
+def _sigmoid_grad_grad(op, grad):
+    """z = dy * y * (1 - y): dz/dy = dy - 2 * dy * y, dz/ddy = SigmoidGrad(y, grad)."""
+    a, b = op._inputs
+    gb = grad * b
+    return [gb - 2.0 * gb * a, CG.sigmoid_grad(a, grad)]
+
+
+@RegisterGradient("TanhGrad")
+def _tanh_grad_grad(op, grad):
+    """z = dy * (1 - y^2): dz/dy = -2 * dy * y, dz/ddy = TanhGrad(y, grad)."""
+    a, b = op._inputs
+    return [grad * -2.0 * b * a, CG.tanh_grad(a, grad)]
+
+
+@RegisterGradient("SqrtGrad")
+def _sqrt_grad_grad(op, grad):
+    """z = 0.5 * dy / y: dz/dy = -(grad / y) * z, dz/ddy = 0.5 * grad / y."""
+    a = op._inputs[0]
+    ga = grad / a
+    return [-ga * op._outputs[0], 0.5 * ga]
+
+
+@RegisterGradient("RsqrtGrad")
+def _rsqrt_grad_grad(op, grad):
+    """z = -0.5 * dy * y^3: dz/dy = -1.5 * dy * y^2, dz/ddy = RsqrtGrad(y, grad)."""
+    a, b = op._inputs
+    return [-1.5 * grad * b * square(a), CG.rsqrt_grad(a, grad)]
+
+
+@RegisterGradient("ReciprocalGrad")
+def _reciprocal_grad_grad(op, grad):
+    """z = -dy * y^2: dz/dy = -2 * dy * y, dz/ddy = ReciprocalGrad(y, grad)."""
+    a, b = op._inputs
+    return [grad * -2.0 * b * a, CG.reciprocal_grad(a, grad)]

@@ -206,13 +206,15 @@ def _rank1_shape(op):
 
 
 def _softmax_grad(op, g):
+    # Operators, as TF1.15's: Softmax_grad/mul, Sum, sub, mul_1.
     y = op._outputs[0]
-    return [M.multiply(M.subtract(g, reduce_sum(M.multiply(g, y), -1, keepdims=True)), y)]
+    return [(g - reduce_sum(g * y, -1, keepdims=True)) * y]
 
 
 def _log_softmax_grad(op, g):
-    y = op._outputs[0]
-    return [M.subtract(g, M.multiply(reduce_sum(g, -1, keepdims=True), M.exp(y)))]
+    # TF1.15's: LogSoftmax_grad/Exp, Sum, mul, sub.
+    softmax = M.exp(op._outputs[0])
+    return [g - reduce_sum(g, -1, keepdims=True) * softmax]
 
 
 register_op("Softmax", fn=lambda x: _softmax_np(np.asarray(x)), shape=_rank1_shape, grad=_softmax_grad)
@@ -355,7 +357,7 @@ def bias_add(value, bias, data_format=None, name=None):
 # ------------------------------------------------------------------ l2_loss
 register_op("L2Loss", fn=lambda t: np.asarray(np.sum(np.square(t)) / 2, dtype=np.asarray(t).dtype),
             shape=lambda op: [TensorShape([])],
-            grad=lambda op, g: [M.multiply(op._inputs[0], g)])
+            grad=lambda op, g: [op._inputs[0] * g])   # TF1.15's L2Loss_grad/mul
 
 
 def l2_loss(t, name=None):
@@ -406,9 +408,10 @@ def _second_order(logits, grad, grad_grad):
 
 def _xent_grad(op, grad_loss, grad_grad):
     logits = op._inputs[0]
-    g = A.expand_dims(grad_loss, -1)
-    grad = _second_order(logits, M.multiply(g, op._outputs[1]), grad_grad)
-    labels_grad = M.multiply(g, M.negative(log_softmax(logits)))
+    # TF1.15's _BroadcastMul twice: ExpandDims + mul, then LogSoftmax, Neg, ExpandDims_1 + mul_1.
+    grad = _second_order(logits, A.expand_dims(grad_loss, -1) * op._outputs[1], grad_grad)
+    neg_log_softmax = -log_softmax(logits)
+    labels_grad = A.expand_dims(grad_loss, -1) * neg_log_softmax
     if not _is_zero(grad_grad):
         labels_grad = M.subtract(labels_grad, grad_grad)
     return [grad, labels_grad]
@@ -433,7 +436,7 @@ def _sparse_xent_make(op, ctx):
 
 def _sparse_xent_grad(op, grad_loss, grad_grad):
     logits = op._inputs[0]
-    grad = M.multiply(A.expand_dims(grad_loss, -1), op._outputs[1])
+    grad = A.expand_dims(grad_loss, -1) * op._outputs[1]   # TF1.15's ExpandDims + mul
     return [_second_order(logits, grad, grad_grad), None]
 
 

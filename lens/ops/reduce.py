@@ -10,7 +10,7 @@ from lens.ops import array as A
 from lens.ops.array import _reverse_range  # lives beside transpose, which needs it too
 from lens.ops.core import stop_gradient
 from lens.ops.logic import equal, is_finite, where
-from lens.ops.math import add_v2, exp, floormod, log, maximum, multiply, real_div, subtract
+from lens.ops.math import add_v2, exp, floordiv, floormod, log, maximum, multiply, real_div, subtract
 from lens.ops.sequence import range as _range
 from lens.ops.shapes import const_value, normalize_axes, reduced_shape
 from lens.ops.slicing import dynamic_stitch
@@ -104,25 +104,61 @@ def reduced_shape_op(input_shape, axes):
 
 def reduce_to(grad, x, y):
     """(grad summed to x's shape, grad summed to y's shape) undoing broadcasting, TF1-style."""
-    sx = A.shape(x)
-    sy = A.shape(y)
+    sx = A.grad_shape(x)
+    sy = A.grad_shape(y)
     rx, ry = A.broadcast_gradient_args(sx, sy)
     return (A.reshape(reduce_sum(grad[0], rx), sx), A.reshape(reduce_sum(grad[1], ry), sy))
 
 
+def smart_reduce_to(grad, x, y):
+    """TF1.15's SmartBroadcastGradientArgs path: with static shapes, Sum + Reshape by constants, and
+    only for a side whose shape differs from the output's; else as reduce_to."""
+    if not (x.shape.is_fully_defined() and y.shape.is_fully_defined()):
+        return reduce_to(grad, x, y)
+    xs, ys = x.shape.as_list(), y.shape.as_list()
+    rx, ry = A._bga_kernel(np.asarray(xs, np.int32), np.asarray(ys, np.int32))
+    res = []
+    for g, dims, axes in ((grad[0], xs, rx), (grad[1], ys, ry)):
+        same = g.shape.is_fully_defined() and dims == g.shape.as_list()
+        res.append(g if same else A.reshape(reduce_sum(g, tuple(int(a) for a in axes)), dims))
+    return tuple(res)
+
+
+def _tiled_back(op, grad):
+    """TF1.15's _SumGrad: grad reshaped to the kept-dims shape, then Tiled (constants when shapes are static)."""
+    x = op._inputs[0]
+    axes = _axes_of(op)
+    dims = x.shape.as_list() if x.shape.ndims is not None else None
+    if axes is not None and dims is not None and np.array_equal(axes, np.arange(len(dims))):
+        # Every dimension reduced: Reshape to ones, Tile by the input's shape.
+        g = A.reshape(grad, [1] * len(dims))
+        full = None not in dims
+        multiples = convert_to_tensor(np.asarray(dims, np.int32)) if full else A.shape(x)
+        return A.tile(g, multiples)
+    info = _static_reduce_info(op)
+    if info is not None:
+        dims, _, kept = info
+        g = A.reshape(grad, kept)
+        return A.tile(g, [d // max(k, 1) for d, k in zip(dims, kept)])
+    xs = A.shape(x)
+    kept = reduced_shape_op(xs, op._inputs[1])
+    return A.tile(A.reshape(grad, kept), floordiv(xs, maximum(kept, 1)))
+
+
 def _sum_grad(op, grad):
-    return [_broadcast_back(op, grad), None]
+    return [_tiled_back(op, grad), None]
 
 
 def _mean_grad(op, grad):
-    g = _broadcast_back(op, grad)
+    """TF1.15's: Sum's gradient divided (truediv) by the number of elements each output averages."""
+    g = _tiled_back(op, grad)
     x, y = op._inputs[0], op._outputs[0]
+    dtype = g.dtype.base_dtype
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        factor = max(x.shape.num_elements() // max(y.shape.num_elements(), 1), 1)
-        return [real_div(g, convert_to_tensor(factor, dtype=g.dtype.base_dtype)), None]
-    factor = A.cast(real_div(A.cast(reduce_prod(A.shape(x)), _dt.float64),
-                             A.cast(_maximum1(reduce_prod(A.shape(y))), _dt.float64)), g.dtype.base_dtype)
-    return [real_div(g, factor), None]
+        factor = convert_to_tensor(x.shape.num_elements() // max(y.shape.num_elements(), 1), dtype=dtype)
+    else:
+        factor = A.cast(floordiv(reduce_prod(A.shape(x)), _maximum1(reduce_prod(A.shape(y)))), dtype)
+    return [g / factor, None]
 
 
 def _maximum1(t):

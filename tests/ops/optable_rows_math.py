@@ -2,6 +2,7 @@
 import numpy as np
 
 import lens as tf
+from lens.ops import cwise_grad_ops as CG
 from lens.ops.init_ops import diag, diag_part
 from optable_lib import AWAY0, FIX, F, Row
 
@@ -51,6 +52,13 @@ ROWS = [
     _unary("Tanh", tf.tanh, np.tanh),
     _unary("Sigmoid", tf.sigmoid, _sigmoid),
     _unary("Reciprocal", tf.reciprocal, lambda x: 1 / x, away=NZ),
+    # ---- fused gradient ops (y = the forward output, dy = the incoming gradient), as TF1.15 builds them
+    *[Row(op, fn, ref, [[F(3, 4, lo=lo, hi=hi), F(3, 4)], [F(5, lo=lo, hi=hi), F(5)]]) for op, fn, ref, lo, hi in [
+        ("SigmoidGrad", CG.sigmoid_grad, lambda y, dy: dy * y * (1 - y), 0.1, 0.9),
+        ("TanhGrad", CG.tanh_grad, lambda y, dy: dy * (1 - y ** 2), -0.9, 0.9),
+        ("SqrtGrad", CG.sqrt_grad, lambda y, dy: dy / (2 * y), 0.5, 2.0),
+        ("RsqrtGrad", CG.rsqrt_grad, lambda y, dy: -0.5 * dy * y ** 3, 0.5, 2.0),
+        ("ReciprocalGrad", CG.reciprocal_grad, lambda y, dy: -dy * y ** 2, 0.5, 2.0)]],
     _unary("Floor", tf.floor, np.floor, grad=False),
     _unary("Ceil", tf.ceil, np.ceil, grad=False),
     _unary("Round", tf.round, np.round, grad=False),
