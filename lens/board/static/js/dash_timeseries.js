@@ -259,11 +259,18 @@
     if (card.loaded) card.draw();
   }
 
+  // The default tab's tag index is asked for while the page's shell is still starting, so
+  // the first cards wait for one round trip less (only when this tab will open first).
+  const wanted = new URLSearchParams(window.location.hash.replace(/^#/, "")).get("tab");
+  let prefetched = !wanted || wanted === "timeseries" ? fetch("/data/plugin/timeseries/tags") : null;
+  if (prefetched) prefetched.catch(() => {});
+
   // Fetch the tag index; lay the cards out again only when it changed. Returns whether it did.
   async function render() {
     let text;
     try {
-      const response = await fetch("/data/plugin/timeseries/tags");
+      const response = await (prefetched || fetch("/data/plugin/timeseries/tags"));
+      prefetched = null;
       text = await response.text();
       if (!response.ok) throw new Error(response.status + " " + response.statusText);
       index = JSON.parse(text);
