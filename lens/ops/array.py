@@ -6,10 +6,11 @@ from lens.framework.convert import apply_op, constant, convert_to_tensor, graph_
 from lens.framework.graph import Tensor, name_scope
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from lens.ops.concat_offset import concat_offset
 from lens.ops.core import identity
 from lens.ops.logic import equal
 # cast lives in math (truediv and range need it); importing it here keeps lens.ops.array.cast working.
-from lens.ops.math import add_v2, cast, floormod, multiply, subtract
+from lens.ops.math import cast, subtract
 from lens.ops.sequence import range as _range
 from lens.ops.shapes import broadcast_shapes, const_value
 from lens.ops.slicing import slice as _slice
@@ -470,24 +471,18 @@ def _concat_shape(op):
 
 
 def _concat_grad(op, grad):
+    """TF1.15's: axis % Rank, each input's Shape, ConcatOffset, then one Slice per input."""
     ins = op._inputs[:-1]
     axis = op._inputs[-1]
-    sizes = [shape(t) for t in ins]
-    out = []
-    offset = None
-    rank_ = rank(grad)
-    for s in sizes:
-        ax = floormod(axis, rank_)
-        if offset is None:
-            offset = zeros_like(s)
-        out.append(_slice(grad, offset, s))
-        mask = cast_onehot(ax, size(s))
-        offset = add_v2(offset, multiply(mask, s))
-    return out + [None]
+    r = ins[0].shape.ndims
+    non_neg_axis = axis % (constant(r, name="Rank") if r is not None else rank(ins[0]))
+    sizes = [grad_shape(t) for t in ins]
+    offsets = concat_offset(non_neg_axis, sizes)
+    return [_slice(grad, o, s) for o, s in zip(offsets, sizes)] + [None]
 
 
 def cast_onehot(index, depth):
-    """Int32 one-hot vector of length depth with a 1 at index (for concat's gradient)."""
+    """Int32 one-hot vector of length depth with a 1 at index."""
     return cast(equal(_range(0, depth), index), _dt.int32)
 
 

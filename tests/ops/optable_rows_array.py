@@ -4,6 +4,7 @@ import numpy as np
 import lens as tf
 from lens.framework.convert import apply_op
 from lens.ops import array as A
+from lens.ops.concat_offset import concat_offset
 from lens.ops import indexing as X
 from optable_lib import FIX, F, Row
 
@@ -80,6 +81,11 @@ ROWS = _ss_rows() + [
     Row("BroadcastGradientArgs", lambda a, b: A.broadcast_gradient_args(a, b),
         lambda a, b: [np.array([], np.int32), np.array([0, 1, 2], np.int32)],
         [[FIX([2, 3, 4], np.int32), FIX([1, 1], np.int32)]], grad=False),
+    Row("ConcatOffset", lambda d, a, b, c: concat_offset(d, [a, b, c]),
+        lambda d, a, b, c: [np.array([0, 0, 0], np.int32), np.array([0, 2, 0], np.int32),
+                            np.array([0, 5, 0], np.int32)],
+        [[FIX(-2, np.int32), FIX([4, 2, 3], np.int32), FIX([4, 3, 3], np.int32), FIX([4, 1, 3], np.int32)]],
+        grad=False),
     Row("ExpandDims", lambda x: tf.expand_dims(x, 1), lambda x: np.expand_dims(x, 1), [[F(2, 3)]]),
     Row("Squeeze", lambda x: tf.squeeze(x, [2]), lambda x: np.squeeze(x, 2), [[F(2, 3, 1)]]),
     Row("Squeeze", tf.squeeze, np.squeeze, [[F(1, 3, 1)]], label="Squeeze-all"),

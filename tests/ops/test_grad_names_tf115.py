@@ -135,6 +135,11 @@ EXPECTED = {
         ('Tile_grad/range/start', 'Const'), ('Tile_grad/stack', 'Pack'), ('Tile_grad/transpose', 'Transpose'),
         ('Tile_grad/transpose/perm', 'Const'),
     ]),
+    'concat': (True, [
+        ('concat_grad/ConcatOffset', 'ConcatOffset'), ('concat_grad/Rank', 'Const'), ('concat_grad/Shape', 'Const'),
+        ('concat_grad/Shape_1', 'Const'), ('concat_grad/Slice', 'Slice'), ('concat_grad/Slice_1', 'Slice'),
+        ('concat_grad/mod', 'FloorMod'),
+    ]),
     'transpose': (True, [
         ('transpose_grad/InvertPermutation', 'InvertPermutation'), ('transpose_grad/transpose', 'Transpose'),
     ]),
@@ -213,3 +218,14 @@ def test_dynamic_shapes_keep_shape_and_broadcast_gradient_args():
         vx, vb = sess.run([gx, gb], {x: xv, b: bv})
     np.testing.assert_allclose(vx, np.broadcast_to(bv / 12, (4, 3)), rtol=1e-6)
     np.testing.assert_allclose(vb, xv.sum(0) / 12, rtol=1e-6)
+
+
+def test_concat_gradient_slices_by_concat_offset_for_unknown_shapes_and_negative_axis():
+    a = tf.placeholder(tf.float32, [None, 2])
+    b = tf.placeholder(tf.float32, [None, 3])
+    w = tf.constant(np.arange(5, dtype=np.float32))
+    ga, gb = tf.gradients(tf.reduce_sum(tf.concat([a, b], -1) * w), [a, b])
+    with tf.Session() as sess:
+        va, vb = sess.run([ga, gb], {a: np.ones((4, 2), np.float32), b: np.ones((4, 3), np.float32)})
+    np.testing.assert_array_equal(va, np.tile([0, 1], (4, 1)))
+    np.testing.assert_array_equal(vb, np.tile([2, 3, 4], (4, 1)))
