@@ -4,9 +4,9 @@ from lens.framework.graph import Tensor
 from lens.framework.registry import RegisterGradient
 from lens.ops import array as A
 from lens.ops import cwise_grad_ops as CG
-from lens.ops.logic import greater, greater_equal, less_equal, where
+from lens.ops.logic import greater_equal, less_equal, where
 from lens.ops.math import (div_no_nan, floordiv, log, multiply, negative, pow, real_div,  # noqa: A004
-                           square, subtract)
+                           square)
 from lens.ops.reduce import reduce_to, smart_reduce_to
 
 
@@ -77,12 +77,15 @@ def _floormod_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    """grad * y * x**(y-1) and grad * z * log(x) (0 where x <= 0)."""
+    """grad * y * x**(y-1) and grad * z * log(x) (0 where x <= 0), built as TF1.15's (mul, sub,
+    Pow, mul_1; Greater, Select on a safe x, Log, Select_1, mul_2, mul_3)."""
     x, y = op._inputs
     z = op._outputs[0]
-    gx = multiply(multiply(grad, y), pow(x, subtract(y, A.ones_like(y))))
-    log_x = where(greater(x, A.zeros_like(x)), log(x), A.zeros_like(x))
-    gy = multiply(multiply(grad, z), log_x)
+    gx = grad * y * pow(x, y - 1)
+    mask = x > 0
+    safe_x = where(mask, x, A.ones_like(x))
+    log_x = where(mask, log(safe_x), A.zeros_like(x))
+    gy = grad * z * log_x
     return binary_grad_pair(op, gx, gy)
 
 

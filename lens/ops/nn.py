@@ -571,7 +571,8 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         cond = greater_equal(logits, zeros)
         relu_logits = where(cond, logits, zeros)
         neg_abs_logits = where(cond, M.negative(logits), logits)
-        return M.add(M.subtract(relu_logits, M.multiply(logits, labels)), M.log1p(M.exp(neg_abs_logits)), name=scope)
+        # Operators, as TF1.15's (logistic_loss/mul, sub): their gradients are named after them.
+        return M.add(relu_logits - logits * labels, M.log1p(M.exp(neg_abs_logits)), name=scope)
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):

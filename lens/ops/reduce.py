@@ -166,19 +166,17 @@ def _maximum1(t):
 
 
 def _minmax_grad(op, grad):
+    """TF's _MinOrMaxGrad: y and grad reshaped to the kept-dims shape, the input's hits (Equal, Cast)
+    share grad evenly: indicators / their count (Sum, Reshape_2) * grad."""
     x = op._inputs[0]
-    y = _broadcast_back(op, op._outputs[0])
-    indicators = A.cast(equal(y, x), grad.dtype.base_dtype)
-    keep_op_num = reduce_sum(indicators, op._inputs[1], keepdims=True)
-    return [real_div(multiply(indicators, _broadcast_back(op, grad)), _broadcast_back_kept(op, keep_op_num)), None]
-
-
-def _broadcast_back_kept(op, t):
-    x = op._inputs[0]
+    xs = A.grad_shape(x)
     info = _static_reduce_info(op)
-    if info is not None:
-        return A.broadcast_to(t, info[0])
-    return A.broadcast_to(t, A.shape(x))
+    kept = info[2] if info is not None else reduced_shape_op(xs, op._inputs[1])
+    y = A.reshape(op._outputs[0], kept)
+    grad = A.reshape(grad, kept)
+    indicators = A.cast(equal(y, x), grad.dtype.base_dtype)
+    num_selected = A.reshape(reduce_sum(indicators, op._inputs[1]), kept)
+    return [indicators / num_selected * grad, None]
 
 
 def _prod_grad(op, grad):
