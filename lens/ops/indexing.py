@@ -151,9 +151,16 @@ def _ss_make(op, ctx):
     return run
 
 
+def _static_shape(x, dtype):
+    """TF1.15's array_ops.shape(x, out_type=dtype) in a gradient: a Const (Shape) for a static shape."""
+    if x.shape.is_fully_defined():
+        return constant(np.asarray(x.shape.as_list(), dtype.as_numpy_dtype), name="Shape")
+    return A.shape(x, out_type=dtype)
+
+
 def _ss_grad(op, grad):
     x, b, e, s = op._inputs
-    return [strided_slice_grad(A.shape(x, out_type=b.dtype.base_dtype), b, e, s, grad, **_masks_of(op)),
+    return [strided_slice_grad(_static_shape(x, b.dtype.base_dtype), b, e, s, grad, **_masks_of(op)),
             None, None, None]
 
 
@@ -326,9 +333,11 @@ def _gather_grad(op, grad):
     a = int(a) % pr
     if a == 0:
         # TF1: the gradient of a row gather is IndexedSlices (the rows and their gradients).
-        params_shape = A.cast(A.shape(params, out_type=_dt.int64), _dt.int32)
-        size = A.expand_dims(A.size(indices), 0)
-        values = A.reshape(grad, A.concat([size, _slice(params_shape, [1], [-1])], 0))
+        # TF1.15's: Shape (int64) and Cast, Size (Consts when static), ExpandDims, strided_slice [1:].
+        params_shape = A.cast(_static_shape(params, _dt.int64), _dt.int32)
+        n = indices.shape.num_elements() if indices.shape.is_fully_defined() else None
+        size = A.expand_dims(A.size(indices) if n is None else constant(n, name="Size"), 0)
+        values = A.reshape(grad, A.concat([size, params_shape[1:]], 0))
         return [IndexedSlices(values, A.reshape(indices, size), params_shape), None, None]
     front = list(range(a, a + ir)) + list(range(a)) + list(range(a + ir, pr - 1 + ir))
     g = A.transpose(grad, front) if front != sorted(front) else grad

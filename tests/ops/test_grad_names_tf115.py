@@ -140,6 +140,17 @@ EXPECTED = {
         ('concat_grad/Shape_1', 'Const'), ('concat_grad/Slice', 'Slice'), ('concat_grad/Slice_1', 'Slice'),
         ('concat_grad/mod', 'FloorMod'),
     ]),
+    'gather': (True, [   # axis 0: IndexedSlices of Reshape'd grad; TF1.15 casts the int64 Shape to int32
+        ('GatherV2_grad/Cast', 'Cast'), ('GatherV2_grad/ExpandDims', 'ExpandDims'),
+        ('GatherV2_grad/ExpandDims/dim', 'Const'), ('GatherV2_grad/Reshape', 'Reshape'),
+        ('GatherV2_grad/Reshape_1', 'Reshape'), ('GatherV2_grad/Shape', 'Const'), ('GatherV2_grad/Size', 'Const'),
+        ('GatherV2_grad/concat', 'ConcatV2'), ('GatherV2_grad/concat/axis', 'Const'),
+        ('GatherV2_grad/strided_slice', 'StridedSlice'), ('GatherV2_grad/strided_slice/stack', 'Const'),
+        ('GatherV2_grad/strided_slice/stack_1', 'Const'), ('GatherV2_grad/strided_slice/stack_2', 'Const'),
+    ]),
+    'slice': (True, [   # the forward op's begin/end/strides are reused
+        ('strided_slice_grad/Shape', 'Const'), ('strided_slice_grad/StridedSliceGrad', 'StridedSliceGrad'),
+    ]),
     'transpose': (True, [
         ('transpose_grad/InvertPermutation', 'InvertPermutation'), ('transpose_grad/transpose', 'Transpose'),
     ]),
