@@ -47,6 +47,25 @@ def grad_shape(x, name="Shape"):
     return shape(x, name=None if name == "Shape" else name)
 
 
+def grad_zeros_like(x):
+    """TF1.15's zeros_like(x) as gradients build it: for a static shape a Const named zeros_like when
+    small (under 1000 elements), else a Fill of a Const shape; a ZerosLike op otherwise."""
+    if not x.shape.is_fully_defined():
+        return zeros_like(x)
+    dims, dtype = x.shape.as_list(), x.dtype.base_dtype
+    if x.shape.num_elements() < 1000:
+        return constant(np.zeros(dims, dtype.as_numpy_dtype), name="zeros_like")
+    with name_scope(None, "zeros_like", [x]) as scope:
+        return fill(constant(np.asarray(dims, np.int32), name="shape_as_tensor"), constant(0, dtype=dtype),
+                    name=scope)
+
+
+def grad_ones_like(x):
+    """TF1.15's ones_like(x) as gradients build it: a Fill of its Shape (a Const when static) with 1."""
+    with name_scope(None, "ones_like", [x]) as scope:
+        return fill(grad_shape(x), constant(1, dtype=x.dtype.base_dtype), name=scope)
+
+
 def size(input, name=None, out_type=_dt.int32):  # noqa: A002
     """Number of elements."""
     return apply_op("Size", [(input, "input")], {"out_type": _dt.as_dtype(out_type)},

@@ -1,7 +1,7 @@
 """Gradients of Select and SelectV2 (they need array, slicing and reduce ops, which sit above logic)."""
 from lens.framework.convert import apply_op
 from lens.framework.registry import RegisterGradient
-from lens.ops.array import broadcast_to, concat, ones_like, reshape, shape, zeros_like
+from lens.ops.array import broadcast_to, concat, grad_zeros_like, ones_like, reshape, shape, zeros_like
 from lens.ops.logic import where
 from lens.ops.reduce import reduce_to
 from lens.ops.slicing import slice as _slice
@@ -11,8 +11,8 @@ from lens.ops.slicing import slice as _slice
 def _select_grad(op, grad):
     """grad routed to t where the condition holds and to e elsewhere."""
     c = op._inputs[0]
-    zeros = zeros_like(grad)
     x = op._inputs[1]
+    zeros = grad_zeros_like(x)   # TF1.15's zeros_like(x): a small static one is a Const
     if c.shape.ndims == 1 and x.shape.ndims is not None and x.shape.ndims > 1:
         cond = broadcast_to(reshape(c, concat([shape(c), ones_like(_slice(shape(x), [1], [-1]))], 0)), shape(x))
     else:

@@ -83,8 +83,8 @@ def _pow_grad(op, grad):
     z = op._outputs[0]
     gx = grad * y * pow(x, y - 1)
     mask = x > 0
-    safe_x = where(mask, x, A.ones_like(x))
-    log_x = where(mask, log(safe_x), A.zeros_like(x))
+    safe_x = where(mask, x, A.grad_ones_like(x))
+    log_x = where(mask, log(safe_x), A.grad_zeros_like(x))
     gy = grad * z * log_x
     return binary_grad_pair(op, gx, gy)
 

@@ -151,6 +151,28 @@ EXPECTED = {
     'slice': (True, [   # the forward op's begin/end/strides are reused
         ('strided_slice_grad/Shape', 'Const'), ('strided_slice_grad/StridedSliceGrad', 'StridedSliceGrad'),
     ]),
+    'pow': (True, [
+        ('Pow_grad/Greater', 'Greater'), ('Pow_grad/Greater/y', 'Const'), ('Pow_grad/Log', 'Log'),
+        ('Pow_grad/Pow', 'Pow'), ('Pow_grad/Reshape', 'Reshape'), ('Pow_grad/Reshape/shape', 'Const'),
+        ('Pow_grad/Select', 'Select'), ('Pow_grad/Select_1', 'Select'), ('Pow_grad/Sum', 'Sum'),
+        ('Pow_grad/Sum/reduction_indices', 'Const'), ('Pow_grad/mul', 'Mul'), ('Pow_grad/mul_1', 'Mul'),
+        ('Pow_grad/mul_2', 'Mul'), ('Pow_grad/mul_3', 'Mul'), ('Pow_grad/ones_like', 'Fill'),
+        ('Pow_grad/ones_like/Const', 'Const'), ('Pow_grad/ones_like/Shape', 'Const'), ('Pow_grad/sub', 'Sub'),
+        ('Pow_grad/sub/y', 'Const'), ('Pow_grad/zeros_like', 'Const'), ('add_grad/Reshape', 'Reshape'),
+        ('add_grad/Reshape/shape', 'Const'), ('add_grad/Sum', 'Sum'),
+        ('add_grad/Sum/reduction_indices', 'Const'),
+    ]),
+    'sigmoid_xent': (True, [
+        ('AddN', 'AddN'), ('logistic_loss/Exp_grad/mul', 'Mul'),
+        ('logistic_loss/Log1p_grad/Reciprocal', 'Reciprocal'), ('logistic_loss/Log1p_grad/add', 'AddV2'),
+        ('logistic_loss/Log1p_grad/add/x', 'Const'), ('logistic_loss/Log1p_grad/mul', 'Mul'),
+        ('logistic_loss/Neg_grad/Neg', 'Neg'), ('logistic_loss/Select_1_grad/Select', 'Select'),
+        ('logistic_loss/Select_1_grad/Select_1', 'Select'),
+        ('logistic_loss/Select_1_grad/zeros_like', 'Const'), ('logistic_loss/Select_grad/Select', 'Select'),
+        ('logistic_loss/Select_grad/Select_1', 'Select'), ('logistic_loss/Select_grad/zeros_like', 'Const'),
+        ('logistic_loss/mul_grad/Mul', 'Mul'), ('logistic_loss/mul_grad/Mul_1', 'Mul'),
+        ('logistic_loss/sub_grad/Neg', 'Neg'),
+    ]),
     'transpose': (True, [
         ('transpose_grad/InvertPermutation', 'InvertPermutation'), ('transpose_grad/transpose', 'Transpose'),
     ]),
