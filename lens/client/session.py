@@ -77,13 +77,6 @@ class _FetchMapper:
         self.build = self._flatten(graph, fetches)
 
     def _flatten(self, graph, f):
-        if isinstance(f, (list, tuple)) and not hasattr(f, "_as_graph_element"):
-            subs = [self._flatten(graph, x) for x in f]
-            t = type(f)
-            if t is list:
-                return lambda r: [s(r) for s in subs]
-            if t is tuple:
-                return lambda r: tuple(s(r) for s in subs)
         if isinstance(f, (SparseTensor, IndexedSlices)):
             # Composite values come back as their *Value namedtuples (TF's fetch conversion).
             parts = [f.indices, f.values, f.dense_shape] if isinstance(f, SparseTensor) else \
@@ -91,6 +84,13 @@ class _FetchMapper:
             subs = [None if p is None else self._flatten(graph, p) for p in parts]
             cls = SparseTensorValue if isinstance(f, SparseTensor) else IndexedSlicesValue
             return lambda r: cls(*[None if s is None else s(r) for s in subs])
+        if isinstance(f, (list, tuple)) and not hasattr(f, "_as_graph_element"):
+            subs = [self._flatten(graph, x) for x in f]
+            t = type(f)
+            if t is list:
+                return lambda r: [s(r) for s in subs]
+            if t is tuple:
+                return lambda r: tuple(s(r) for s in subs)
             return lambda r: t(*[s(r) for s in subs])
         if isinstance(f, dict):
             keys = list(f)

@@ -177,8 +177,6 @@ app = LazyNamespace("app", ["lens.platform.app"])
 flags = LazyNamespace("flags", ["lens.platform.flags"])
 test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase"})
 resource_loader = LazyNamespace("resource_loader", ["lens.platform.resource_loader"])
-app = LazyNamespace("app", [])
-flags = LazyNamespace("flags", [])
 _SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."
 sparse = LazyNamespace("sparse", [], {
     "SparseTensor": "lens.framework.sparse_tensor.SparseTensor",
