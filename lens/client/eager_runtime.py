@@ -9,10 +9,10 @@ import threading
 import numpy as np
 
 from lens.framework import eager, errors
-from lens.client.plan import Uninitialized, VariableStore, _kernel_message, compile_plan, translate_error
+from lens.client.plan import RegionCompiler, Uninitialized, VariableStore, _kernel_message
 
 
-class EagerContext:
+class EagerContext(RegionCompiler):
     """What eager kernels may touch: variable values, RNG streams, resources."""
 
     def __init__(self):
@@ -36,16 +36,6 @@ class EagerContext:
         if gen is None:
             gen = self._rngs[key] = np.random.default_rng(None if key == (0, 0) else list(key))
         return gen
-
-    @staticmethod
-    def compile_plan(targets, fed_tensors, ctx):
-        """A sub-plan computing targets from fed tensors (If/While regions, dataset functions)."""
-        return compile_plan(targets, fed_tensors, ctx)
-
-    @staticmethod
-    def translate_error(exc, plan):
-        """The TF error naming the op of plan that raised exc, or None."""
-        return translate_error(exc, plan)
 
 
 class EagerExecutor:

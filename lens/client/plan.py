@@ -471,3 +471,17 @@ def _defined_at(op):
     filename, lineno = user[-1][0], user[-1][1]
     return "%s:%d" % (filename, lineno)
 
+
+class RegionCompiler:
+    """Mixin for run contexts: control-flow kernels (lens.ops) compile their regions (If/While,
+    dataset functions) through the context they are given, so the ops layer never imports the executor."""
+
+    @staticmethod
+    def compile_plan(targets, fed_tensors, ctx):
+        """A sub-plan computing targets from fed tensors."""
+        return compile_plan(targets, fed_tensors, ctx)
+
+    @staticmethod
+    def translate_error(exc, plan):
+        """The TF error naming the op of plan that raised exc, or None."""
+        return translate_error(exc, plan)

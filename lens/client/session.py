@@ -9,7 +9,7 @@ from lens.framework.graph import Graph, Operation, Tensor, get_default_graph
 from lens.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from lens.client.fetches import fetch_key as _fetch_key
-from lens.client.plan import VariableStore, compile_plan, translate_error
+from lens.client.plan import RegionCompiler, VariableStore, compile_plan, translate_error
 from lens.client import eager_runtime as _eager_runtime  # noqa: F401 - registers the eager executor
 from lens.framework.eager import EagerGraph
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
@@ -37,7 +37,7 @@ def _debug_runner():
     return _DEBUG_RUNNER[0]
 
 
-class _Context:
+class _Context(RegionCompiler):
     """What kernels of one session may touch: variable values, RNG streams, resources."""
 
     def __init__(self, graph, session):
@@ -55,18 +55,6 @@ class _Context:
             entropy = None if (seed == 0 and seed2 == 0) else [seed, seed2]
             gen = self.rngs[op] = np.random.default_rng(entropy)
         return gen
-
-    # Control-flow kernels (lens.ops) compile their regions through the context they are given,
-    # so the ops layer never imports the executor.
-    @staticmethod
-    def compile_plan(targets, fed_tensors, ctx):
-        """A sub-plan computing targets from fed tensors (If/While regions)."""
-        return compile_plan(targets, fed_tensors, ctx)
-
-    @staticmethod
-    def translate_error(exc, plan):
-        """The TF error naming the op of plan that raised exc, or None."""
-        return translate_error(exc, plan)
 
 
 class _FetchMapper:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 
+from lens.dbg.dump_encoding import varint
 from lens.events.records import encode_record, encode_records
 from lens.proto import debug_event_pb2
 
@@ -23,16 +24,6 @@ SUFFIXES = ("metadata", "source_files", "stack_frames", "graphs", "execution",
             "graph_execution_traces")
 _DOUBLE = struct.Struct("<d")
 _VECTOR_HEADS = {}  # length -> (TensorProto bytes before the values, their Struct)
-
-
-def varint(n):
-    """Protobuf base-128 varint of a non-negative int."""
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def _field(tag, payload):
