@@ -177,6 +177,7 @@ app = LazyNamespace("app", ["lens.platform.app"])
 flags = LazyNamespace("flags", ["lens.platform.flags"])
 test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase"})
 resource_loader = LazyNamespace("resource_loader", ["lens.platform.resource_loader"])
+graph_util = LazyNamespace("graph_util", ["lens.framework.graph_util"])
 _SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."
 sparse = LazyNamespace("sparse", [], {
     "SparseTensor": "lens.framework.sparse_tensor.SparseTensor",
