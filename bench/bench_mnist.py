@@ -7,34 +7,15 @@ softmax cross entropy; Adam 1e-4; batch 64, about 5.3 GFLOP): lens vs TensorFlow
 """
 import sys
 
-import numpy as np
-
 from bench import peers
+from bench.peer_tf import mnist_graph
 from bench.timing import best_of
 
 
 def lens_graph(batch):
-    """(session, train op, loss, feed) of the model in lens."""
+    """(session, train op, loss, feed) of the model in lens: the graph peer_tf builds for TensorFlow."""
     import lens as tf
-    rng = np.random.default_rng(0)
-    g = tf.Graph()
-    with g.as_default():
-        tf.set_random_seed(0)
-        x = tf.placeholder(tf.float32, [None, 28, 28, 1])
-        y = tf.placeholder(tf.int64, [None])
-        h = tf.layers.conv2d(x, 32, 5, padding="same", activation=tf.nn.relu)
-        h = tf.layers.max_pooling2d(h, 2, 2)
-        h = tf.layers.conv2d(h, 64, 5, padding="same", activation=tf.nn.relu)
-        h = tf.layers.max_pooling2d(h, 2, 2)
-        h = tf.layers.dense(tf.reshape(h, [-1, 7 * 7 * 64]), 1024, activation=tf.nn.relu)
-        h = tf.layers.dropout(h, 0.4, training=True)
-        logits = tf.layers.dense(h, 10)
-        loss = tf.losses.sparse_softmax_cross_entropy(labels=y, logits=logits)
-        train = tf.train.AdamOptimizer(1e-4).minimize(loss)
-        sess = tf.Session(graph=g)
-        sess.run(tf.global_variables_initializer())
-    feed = {x: rng.random((batch, 28, 28, 1), dtype=np.float32), y: rng.integers(0, 10, batch)}
-    return sess, train, loss, feed
+    return mnist_graph(tf, batch)
 
 
 def run(quick=False):

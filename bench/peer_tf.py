@@ -126,8 +126,9 @@ def mlp_dump(tf, quick):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _mnist_graph(tf, batch):
-    """The MNIST convnet of TF's layers tutorial with Adam (tf.layers: legacy Keras layers)."""
+def mnist_graph(tf, batch):
+    """(session, train op, loss, feed) of the MNIST convnet of TF's layers tutorial with Adam, built
+    with the module `tf` given (TensorFlow here; bench_mnist passes lens, so both run one graph)."""
     rng = np.random.default_rng(0)
     g = tf.Graph()
     with g.as_default():
@@ -151,7 +152,7 @@ def _mnist_graph(tf, batch):
 
 def mnist_step_fn(tf, quick):
     """A function running one Adam training step of the MNIST convnet, batch 64 (16 when quick)."""
-    sess, train, loss, feed = _mnist_graph(tf, 16 if quick else 64)
+    sess, train, loss, feed = mnist_graph(tf, 16 if quick else 64)
     return lambda: sess.run([train, loss], feed)
 
 
