@@ -6,6 +6,7 @@ import sys
 COMMANDS = (
     ("board", "serve the web board for a logdir (default: the bundled sample logs)"),
     ("dbg", "open the terminal debugger on a tfdbg dump directory (--dump_dir DIR)"),
+    ("export", "write a logdir's scalars to one CSV, Parquet or JSON table (--logdir DIR)"),
 )
 
 
@@ -48,6 +49,9 @@ def main(argv=None):
     if command == "dbg":
         from lens.dbg.cli import main as dbg_main
         return dbg_main(rest)
+    if command == "export":
+        from lens.events.export import main as export_main
+        return export_main(rest)
     print("lens: unknown command %r\n\n%s" % (command, USAGE), file=sys.stderr, end="")
     return 2
 

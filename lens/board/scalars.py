@@ -17,6 +17,9 @@ GET /data/plugin/scalars/scalars?run=train&tag=loss&downsample=1000&min_step=100
 POST /data/plugin/scalars/scalars_multirun     form: tag=loss&runs=train&runs=eval
     {"train": [[1700000000.5, 0, 2.31]], "eval": [...]}   (runs without the tag are omitted;
     accepts the same downsample/min_step/max_step extras as form fields)
+GET /data/plugin/scalars/export?tag=loss&format=csv|json[&layout=long|wide][&run=train...]
+    lens extra: one tag across every run (or the runs given) as a download, the table
+    `lens export` writes: long rows run,tag,step,wall_time,value or wide step x run/tag columns.
 Non-finite values are sent as the strings "NaN", "Infinity", "-Infinity" like TensorBoard.
 """
 
@@ -28,6 +31,7 @@ from werkzeug.exceptions import BadRequest
 
 from lens.board import markdown
 from lens.board.params import json_response, provider, required
+from lens.events import export
 from lens.events.provider import NotFound
 
 PLUGIN = "scalars"
@@ -133,3 +137,28 @@ def scalars_multirun_route():
         except NotFound:
             continue
     return json_response(body)
+
+
+@bp.route("/export")
+def export_route():
+    tag = required("tag")
+    output = request.args.get("format", "csv")
+    layout = request.args.get("layout", "long")
+    if output not in ("csv", "json"):
+        raise BadRequest(f"format must be 'csv' or 'json', got {output!r}")
+    if layout not in export.LAYOUTS:
+        raise BadRequest(f"layout must be 'long' or 'wide', got {layout!r}")
+    data_provider = provider()
+    wanted = request.args.getlist("run")
+    runs = [run for run, tags in sorted(data_provider.list_tags(PLUGIN).items())
+            if tag in tags and (not wanted or run in wanted)]
+    if not runs:
+        raise NotFound(f"no run has the scalar tag {tag!r}")
+    out = io.StringIO()
+    export.TEXT_WRITERS[(output, layout)](
+        export.iter_series(data_provider, [(run, tag) for run in runs]), out)
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in tag) or "scalars"
+    response = Response(out.getvalue(), mimetype="text/csv" if output == "csv"
+                        else "application/json")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.{output}"'
+    return response

@@ -7,6 +7,7 @@
   const SC = window.lensScalarChart;
   const S = window.lensSettings;
   const ROUTE = "/data/plugin/scalars/scalars";
+  const EXPORT_ROUTE = "/data/plugin/scalars/export";
   let ctx = null;
   let cardsEl = null;
   let statusEl = null;
@@ -152,7 +153,25 @@
       json.download = name + ".json";
     };
     runSelect.addEventListener("change", update);
+    // One tag across every run the card shows, as one long table (lens export's layout).
+    const allLinks = ["csv", "json"].map((format) => {
+      const a = document.createElement("a");
+      a.textContent = format.toUpperCase();
+      a.className = "download-all-" + format;
+      return a;
+    });
+    const setAll = (runs) => {
+      const name = card.tag.replace(/[^\w.-]+/g, "_");  // the route names the file the same way
+      for (const a of allLinks) {
+        const format = a.className.slice("download-all-".length);
+        const params = new URLSearchParams({tag: card.tag, format});
+        for (const r of runs) params.append("run", r);
+        a.href = EXPORT_ROUTE + "?" + params;
+        a.download = name + "." + format;
+      }
+    };
     card.updateDownloads = (runs) => {
+      setAll(runs);
       const previous = runSelect.value;
       runSelect.replaceChildren(...runs.map((r) => {
         const o = document.createElement("option");
@@ -162,7 +181,8 @@
       if (runs.includes(previous)) runSelect.value = previous;
       update();
     };
-    row.append(document.createTextNode("Download "), runSelect, csv, json, png);
+    row.append(document.createTextNode("Download "), runSelect, csv, json, png,
+      document.createTextNode(" all runs: "), ...allLinks);
     return row;
   }
 
