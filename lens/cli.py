@@ -6,7 +6,7 @@ import sys
 COMMANDS = (
     ("board", "serve the web board for a logdir (default: the bundled sample logs)"),
     ("dbg", "open the terminal debugger on a tfdbg dump directory (--dump_dir DIR)"),
-    ("export", "write a logdir's scalars to one CSV, Parquet or JSON table (--logdir DIR)"),
+    ("export", "write a logdir's scalars as one CSV, Parquet or JSON table"),
 )
 
 
