@@ -26,7 +26,7 @@ def test_help_lists_each_subcommand_on_one_line(capsys):
         rows = [line for line in lines if line.split()[:1] == [name]]
         assert len(rows) == 1, (name, text)
         assert len(rows[0]) <= 80
-    assert {name for name, _ in cli.COMMANDS} == {"board", "dbg"}
+    assert {name for name, _ in cli.COMMANDS} == {"board", "dbg", "export"}
     assert cli.main([]) == 0 and capsys.readouterr().out == text
 
 
