@@ -16,6 +16,8 @@ GET /data/lens/progress                          (lens extra; TensorBoard has no
      "errors": {"run_a": {"count": 1, "skipped": 1, "first": "run run_a: tag 'x' at ..."}}}
     errors: only runs that met unexpected errors while loading (count, records or values
     lost to them, the first message); the page marks those runs in the run selector.
+    per_run: {"run_a": {"files": 1, "bytes_read": 512, "bytes_total": 1024, "events": 20}}
+    for every run found so far; the run selector shows a percentage beside runs still loading.
 """
 
 import logging

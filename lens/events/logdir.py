@@ -181,7 +181,9 @@ class LogdirWatcher:
                               skipped=batch.records)
 
     def progress(self):
-        """{'runs', 'files', 'bytes_read', 'bytes_total', 'events', 'done', 'errors'}.
+        """{'runs', 'files', 'bytes_read', 'bytes_total', 'events', 'done', 'errors', 'per_run'}.
+
+        per_run: {run: {'files', 'bytes_read', 'bytes_total', 'events'}}.
 
         errors: {run: {'count', 'skipped', 'first'}} for runs that met unexpected errors
         (count of errors, records or values lost to them, the first error's message)."""
@@ -193,11 +195,19 @@ class LogdirWatcher:
             merged = merge(run.failure_list())
             if merged is not None:
                 errors[name] = merged
+        # Per run, so the page can show which runs are still arriving.
+        per_run = {}
+        for name, run in items:
+            mine = list(run.readers.values())
+            per_run[name] = {"files": len(mine), "bytes_read": sum(r.offset for r in mine),
+                             "bytes_total": sum(max(r.size, r.offset) for r in mine),
+                             "events": run.store.events}
         return {"runs": len(runs), "files": len(readers),
                 "bytes_read": sum(r.offset for r in readers),
                 "bytes_total": sum(max(r.size, r.offset) for r in readers),
                 "events": sum(run.store.events for run in runs),
-                "done": self._passes > 0 and not self._loading, "errors": errors}
+                "done": self._passes > 0 and not self._loading, "errors": errors,
+                "per_run": per_run}
 
     def problems(self):
         """Files that could not be read or held corrupt records."""

@@ -16,6 +16,7 @@ window.lens = (function () {
   let loadingDone = false;
   let runsEvents = -1;  // events the server had read when it last listed the runs
   let runErrors = {};  // run -> {count, skipped, first}: errors met while loading that run
+  let runProgress = {};  // run -> {bytes_read, bytes_total, events} while the first load runs
 
   function escapeHtml(s) {
     return String(s).replace(/[&<>"']/g, (c) => ({
@@ -122,6 +123,7 @@ window.lens = (function () {
       name.textContent = run;
       label.append(box, swatch, name);
       if (runErrors[run]) label.append(errorMark(runErrors[run]));
+      label.append(progressMark(run));
       item.append(label);
       list.append(item);
     }
@@ -137,6 +139,26 @@ window.lens = (function () {
     mark.setAttribute("aria-label", mark.title);
     mark.setAttribute("role", "img");
     return mark;
+  }
+  // "42%" beside a run still being read (empty once it is read, or when loading is done).
+  function progressMark(run) {
+    const mark = document.createElement("span");
+    mark.className = "run-progress muted";
+    mark.dataset.run = run;
+    const p = runProgress[run];
+    if (p && p.bytes_total > 0 && p.bytes_read < p.bytes_total) {
+      const pct = Math.floor(100 * p.bytes_read / p.bytes_total);
+      mark.textContent = pct + "%";
+      mark.title = "Loading: " + (p.bytes_read / 1e6).toFixed(1) + " of " +
+        (p.bytes_total / 1e6).toFixed(1) + " MB, " + p.events + " events so far";
+    }
+    return mark;
+  }
+  function noteProgress(perRun) {
+    runProgress = perRun || {};
+    for (const old of document.querySelectorAll("#run-list .run-progress")) {
+      old.replaceWith(progressMark(old.dataset.run));  // in place: checkboxes keep focus
+    }
   }
   function noteErrors(errors) {
     errors = errors || {};
@@ -267,6 +289,7 @@ window.lens = (function () {
     const box = document.getElementById("progress");
     const wasDone = loadingDone;
     loadingDone = !!p.done;
+    noteProgress(loadingDone ? {} : p.per_run);
     box.hidden = loadingDone;
     if (!loadingDone) {
       const total = p.bytes_total || 0;
