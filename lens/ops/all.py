@@ -7,7 +7,8 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "image_composites", "special_ops", "string_ops", "string_csv", "data_flow_ops", "sparse_map_ops", "encode_ops", "accumulator_ops", "hash_ops",
             "sparse_ops", "sparse_ops_extra", "bitwise_ops", "set_ops", "state_scatter", "embedding_sparse",
             "lookup_ops", "tensor_array_ops", "tensor_array", "sparse_math", "sparse_misc", "sparse_serialize",
-            "lookup_mutable", "segment_scatter_extra", "sparse_cross"]
+            "lookup_mutable", "segment_scatter_extra", "sparse_cross",
+            "special_fns"]
 
 # Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
 # definitions register no gradient for these types, so they must be imported for every op to have one.

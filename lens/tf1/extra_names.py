@@ -47,6 +47,7 @@ _SOURCES = {
     "lens.ops.math_special": ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
                                      "atanh", "expm1", "erf", "erfc", "rint", "atan2", "truncatediv",
                                      "truncatemod", "realdiv"],
+    "lens.ops.special_fns": ["betainc", "igamma", "igammac", "lbeta", "zeta"],
     "lens.ops.parsing": ["parse_single_example", "parse_example", "FixedLenFeature", "VarLenFeature"],
     "lens.framework.devices": ["DeviceSpec"],
     "lens.ops.data_flow_ops": ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"],

@@ -96,7 +96,8 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
     "summary_iterator": "lens.events.summary_builders.summary_iterator",
 })
 math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.ops.logic",
-                              "lens.ops.reduce"], {
+                              "lens.ops.reduce", "lens.ops.special_fns"], {
+    "special": "lens.tf1.namespaces.math_special",
     "divide": "lens.ops.math.divide",
     "confusion_matrix": "lens.ops.scatter_ops.confusion_matrix",
     **{n: "lens.ops.segment_scatter_extra." + n for n in ("unsorted_segment_mean", "unsorted_segment_sqrt_n",
@@ -105,6 +106,7 @@ math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.op
     **{n: "lens.ops.scan_ops." + n
        for n in ("cumsum", "cumprod", "segment_sum", "segment_mean", "segment_max", "segment_min",
                  "segment_prod", "unsorted_segment_sum", "unsorted_segment_max", "unsorted_segment_min")}})
+math_special = LazyNamespace("special", ["lens.ops.special_fns"])
 # tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
 # tf.strings: TF1.15's names (tf.strings.split returns a RaggedTensor there: left out).
 strings = LazyNamespace("strings", [], {
