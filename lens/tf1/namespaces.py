@@ -168,7 +168,8 @@ contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup
                                         "tensorboard": "lens.plugins.contrib_tensorboard",
                                         "eager": "lens.tf1.namespaces.contrib_eager",
                                         "summary": "lens.events.contrib_summary",
-                                        "factorization": "lens.factorization"})
+                                        "factorization": "lens.factorization",
+                                        "tensor_forest": "lens.tensor_forest"})
 # tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the eager switch, tape helpers, Iterator.
 contrib_eager = LazyNamespace("eager", ["lens.ops.backprop"], {
     "Variable": "lens.ops.variables.Variable", "Iterator": "lens.data.eager_iterator.EagerIterator",
