@@ -10,6 +10,9 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "lookup_mutable", "segment_scatter_extra", "sparse_cross",
             "special_fns"]
 
+# The model families of issue 15 (FFTs and complex parts, tf.signal's composites, ...).
+FAMILIES += ["complex_ops", "signal_fft", "signal_ops"]
+
 # Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
 # definitions register no gradient for these types, so they must be imported for every op to have one.
 GRADIENTS = ["array_grad", "logic_grad", "math_grad", "slicing_grad"]

@@ -60,6 +60,8 @@ _SOURCES = {
     "lens.data.reader_ops": ["ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
                              "WholeFileReader", "IdentityReader"],
     "lens.ops.image_composites": ["saturate_cast"],
+    "lens.tf1.model_names": ["signal", "spectral", "manip", "fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d",
+                             "fftnd", "ifftnd", "rfftnd", "irfftnd", "complex", "real", "imag", "conj", "angle"],
     "lens.tf1.namespaces": ["graph_util", "nn", "train", "math", "image", "strings", "linalg", "summary", "compat", "layers", "losses",
                                "metrics", "data", "contrib", "python_io", "random", "queue", "gfile", "test",
                                "resource_loader",

@@ -1,0 +1,41 @@
+"""TF1 names of the model op families (tf.signal / tf.spectral, tf.audio, tf.manip, tf.distributions,
+and the tf.nn / tf.image names they add), kept apart from namespaces.py so each family wires itself here."""
+from lens.tf1 import namespaces as _ns
+from lens.tf1.namespaces import LazyNamespace
+
+_FFT, _SIG = "lens.ops.signal_fft.", "lens.ops.signal_ops."
+_FFT_NAMES = ("fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d", "irfft2d",
+              "rfft3d", "irfft3d")
+
+signal = LazyNamespace("signal", [], {
+    **{n: _FFT + n for n in _FFT_NAMES + ("fftnd", "ifftnd", "rfftnd", "irfftnd")},
+    **{n: _SIG + n for n in (
+        "frame", "overlap_and_add", "hann_window", "hamming_window", "kaiser_window",
+        "kaiser_bessel_derived_window", "vorbis_window", "stft", "inverse_stft", "inverse_stft_window_fn",
+        "dct", "idct", "mdct", "inverse_mdct", "linear_to_mel_weight_matrix", "mfccs_from_log_mel_spectrograms",
+        "fftshift", "ifftshift")}})
+spectral = LazyNamespace("spectral", [], {**{n: _FFT + n for n in _FFT_NAMES},
+                                          "dct": _SIG + "dct", "idct": _SIG + "idct"})
+
+# tf.manip: TF1.15's aliases of array ops.
+manip = LazyNamespace("manip", [], {
+    "reshape": "lens.ops.array.reshape", "tile": "lens.ops.array.tile",
+    "gather_nd": "lens.ops.indexing.gather_nd", "scatter_nd": "lens.ops.indexing.scatter_nd",
+    "reverse": "lens.ops.indexing.reverse", "roll": "lens.ops.scan_ops.roll"})
+
+# Extra tf.nn and tf.image names (spliced into namespaces.nn / namespaces.image).
+NN_EXTRA = {
+    "depth_to_space": "lens.ops.array_extra.depth_to_space",
+    "space_to_depth": "lens.ops.array_extra.space_to_depth",
+}
+IMAGE_EXTRA = {}
+MATH_EXTRA = {n: "lens.ops.complex_ops." + n for n in ("real", "imag", "conj", "angle")}
+_ns.nn._extra.update(NN_EXTRA)
+_ns.math._extra.update(MATH_EXTRA)
+_ns.image._extra.update(IMAGE_EXTRA)
+
+# Top-level tf.* names (imported by extra_names).
+fft, ifft, fft2d, ifft2d, fft3d, ifft3d = (signal.fft, signal.ifft, signal.fft2d, signal.ifft2d, signal.fft3d,
+                                           signal.ifft3d)
+fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
+from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,F401,A004
