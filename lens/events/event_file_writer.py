@@ -6,12 +6,42 @@ import threading
 import time
 import weakref
 
-from lens.events.records import encode_records
+import struct
+
+import google_crc32c
+
+from lens.events.records import masked_crc32c
 from lens.proto import event_pb2
 
 _WRITE_AT = 256 * 1024  # encoded bytes that wake the writer thread
 _BLOCK_AT = 16 * 1024 * 1024  # encoded bytes the caller writes itself (writer thread lagging)
 _LIVE = weakref.WeakSet()
+_LENGTH = struct.Struct("<Q").pack
+_U32 = struct.Struct("<I").pack
+_crc32c = google_crc32c.value
+_HEADERS = {}   # record length -> its 12-byte header (length and the length's masked CRC)
+
+
+def frame_records(items):
+    """TFRecord framing of many records in one bytes object, as records.encode_records, with
+    headers reused per length (a training loop writes records of a few lengths) and the CRC's
+    masking inlined: half the cost per record."""
+    parts = []
+    append = parts.append
+    headers = _HEADERS
+    crc, pack = _crc32c, _U32
+    for data in items:
+        head = headers.get(len(data))
+        if head is None:
+            if len(headers) > 4096:
+                headers.clear()
+            length = _LENGTH(len(data))
+            head = headers[len(data)] = length + pack(masked_crc32c(length))
+        append(head)
+        append(data)
+        c = crc(data)
+        append(pack(((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF))
+    return b"".join(parts)
 
 
 def event_file_name(suffix=""):
@@ -123,12 +153,14 @@ class EventFileWriter:
         if lagging:
             self._write_out(flush_file=False)
 
+    add_event_bytes = _enqueue  # queue an already serialized Event (bytes)
+
     def _encode_pending_locked(self):
         """Turn pending items into framed bytes appended to _chunks (caller holds _lock)."""
         if not self._pending:
             return
         items, self._pending = self._pending, []
-        blob = encode_records([item if type(item) is bytes else item.SerializeToString()
+        blob = frame_records([item if type(item) is bytes else item.SerializeToString()
                                for item in items])
         self._chunks.append(blob)
         self._chunk_bytes += len(blob)

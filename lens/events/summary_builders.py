@@ -1,4 +1,6 @@
 """Pure functions that build serialized Summary bytes as TF1's summary kernels do (no engine)."""
+import struct
+
 import numpy as np
 
 from lens.events import media
@@ -6,6 +8,26 @@ from lens.events.histogram import histogram_proto
 from lens.proto import event_pb2, summary_pb2, tensor_pb2, tensor_util
 
 Summary = summary_pb2.Summary
+_F32 = struct.Struct("<f").pack
+_SCALAR_HEADS = {}   # tag -> the bytes of Summary{value{tag, simple_value}} before the float
+
+
+def _len_prefix(n):
+    """The varint of a length below 2**14 (tags are short; longer ones take the proto path)."""
+    return bytes((n,)) if n < 0x80 else bytes(((n & 0x7F) | 0x80, n >> 7))
+
+
+def _scalar_head(tag):
+    """Summary{value{tag, simple_value}}'s bytes up to the float: the outer value's key and
+    length, the tag's key, length and UTF-8, simple_value's key (field 2, fixed32). None when
+    the tag is empty (proto3 leaves it out) or too long for two-byte lengths."""
+    raw = tag.encode("utf-8")
+    inner = b"\n" + _len_prefix(len(raw)) + raw + b"\x15" if raw and len(raw) < 0x3F00 else None
+    head = None if inner is None else b"\n" + _len_prefix(len(inner) + 4) + inner
+    if len(_SCALAR_HEADS) > 10000:
+        _SCALAR_HEADS.clear()
+    _SCALAR_HEADS[tag] = head
+    return head
 _FLOAT_IMAGE_TYPES = (np.float16, np.float32, np.float64)
 
 
@@ -23,8 +45,18 @@ def _tag_str(tag):
 def scalar(tag, value):
     """Summary with one simple_value (stored as float32, as in TF)."""
     if type(tag) is str and type(value) in (float, int):
-        # Fast path for the training-loop case: plain Python numbers, no NumPy round trip
-        # (and value.add() is about twice as fast as constructor keywords under upb).
+        # Fast path for the training-loop case: plain Python numbers, no NumPy round trip.
+        # A finite value is packed after the tag's cached head: the bytes the proto would give
+        # (float32 rounding as its setter's cast; a value past float32's range, an inf or a NaN
+        # take the proto path below, whose conversion owns those cases).
+        head = _SCALAR_HEADS.get(tag, False)
+        if head is False:
+            head = _scalar_head(tag)
+        if head is not None and value - value == 0:
+            try:
+                return head + _F32(value)
+            except (OverflowError, struct.error):   # past float32's range; a huge int
+                pass
         summ = Summary()
         v = summ.value.add()
         v.tag = tag

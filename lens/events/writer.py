@@ -1,5 +1,6 @@
 """tf.summary.FileWriter and FileWriterCache: TF1's summary-writing API over EventFileWriter."""
 import os
+import struct
 import threading
 import time
 
@@ -9,6 +10,36 @@ from lens.proto import config_pb2, event_pb2, graph_pb2, meta_graph_pb2, summary
 
 Summary = summary_pb2.Summary
 _METADATA_KEY = b"J"  # wire key of Summary.Value.metadata (field 9, length-delimited)
+_parse_summary = Summary.FromString
+_WALL_TIME = struct.Struct("<Bd").pack   # Event.wall_time: key 0x09, then a little-endian double
+_now = time.time
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def varint(n):
+    """Protobuf's base-128 varint of an int64 (negatives as their 64-bit two's complement)."""
+    if 0 <= n < 0x200000:   # the usual steps and lengths, without the loop
+        if n < 0x80:
+            return bytes((n,))
+        if n < 0x4000:
+            return bytes(((n & 0x7F) | 0x80, n >> 7))
+        return bytes(((n & 0x7F) | 0x80, ((n >> 7) & 0x7F) | 0x80, n >> 14))
+    n &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def event_bytes(wall_time, step, summary):
+    """A serialized Event{wall_time, step, summary} built from the Summary's bytes, byte for byte
+    what Event.SerializeToString gives (fields in number order; proto3 omits a zero step)."""
+    head = _WALL_TIME(9, wall_time)
+    if step:
+        head += b"\x10" + varint(step)
+    return head + b"*" + varint(len(summary)) + summary
 
 
 def _graph_def_of(graph):
@@ -62,6 +93,23 @@ class FileWriter:
     # -- summaries -------------------------------------------------------------------------
     def add_summary(self, summary, global_step=None):
         """Queue a Summary (proto or serialized bytes) at global_step."""
+        if type(summary) is bytes and _METADATA_KEY not in summary:
+            # The summary ops' case: no metadata to strip, so the Event's bytes are put together
+            # directly around the Summary's (checked by parsing it, as the proto path does).
+            step = global_step if type(global_step) is int else (
+                0 if global_step is None else _step(global_step))
+            if _INT64_MIN <= step <= _INT64_MAX:
+                try:
+                    _parse_summary(summary)
+                except Exception as exc:
+                    raise ValueError("add_summary got bytes that are not a serialized Summary "
+                                     "(%s); pass the output of a summary op or a Summary proto"
+                                     % exc) from None
+                head = _WALL_TIME(9, _now())    # event_bytes, inlined: this runs per scalar
+                if step:
+                    head += b"\x10" + varint(step)
+                self.event_writer.add_event_bytes(head + b"*" + varint(len(summary)) + summary)
+                return
         event = event_pb2.Event(wall_time=time.time())
         if global_step is not None:
             event.step = _step(global_step)
