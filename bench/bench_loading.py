@@ -76,7 +76,7 @@ def _event_accumulator(run_dirs):
     return time.perf_counter() - start, total
 
 
-def _rustboard(root, expected, tags, steps):
+def _rustboard(root, expected, tags, steps, first_step=0):
     """(seconds, peak RSS bytes) from starting RustBoard until every series is served in full,
     or None when the installed tensorboard-data-server has no binary."""
     try:
@@ -100,7 +100,7 @@ def _rustboard(root, expected, tags, steps):
             channel = grpc.insecure_channel("localhost:%d" % port, options=[
                 ("grpc.max_receive_message_length", -1)])
             stub = pbg.TensorBoardDataProviderStub(channel)
-            want_max = steps - 1
+            want_max = first_step + steps - 1
             while True:  # wait until every series reports its last step, then read all
                 listing = stub.ListScalars(pb.ListScalarsRequest(
                     experiment_id="", plugin_filter=pb.PluginFilter(plugin_name="scalars")))

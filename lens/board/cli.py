@@ -108,6 +108,12 @@ def build_parser():
                         help="seconds between reads of new data; 0 reads once")
     parser.add_argument("--samples_per_plugin", default="",
                         help="e.g. scalars=5000,images=all (all/0 keeps everything)")
+    parser.add_argument("--cache_dir", default=None,
+                        help="where loaded runs are kept between restarts (default: "
+                        "~/.cache/lens/<hash of the logdir>; '' keeps nothing on disk)")
+    parser.add_argument("--max_memory_mb", type=float, default=1024,
+                        help="resident memory past which scalar points move to the cache "
+                        "dir (default 1024); none is ever dropped")
     return parser
 
 
@@ -173,8 +179,7 @@ def main(argv=None, out=None):
     # One log line per request would bury the URL and the loading progress.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
-    app = create_app(logdir, reload_interval=args.reload_interval,
-                     samples_per_plugin=samples or None)
+    app = create_app(_provider(logdir, args, samples), reload_interval=args.reload_interval)
     server.app = app
     provider = app.config["LENS_PROVIDER"]
     shown = args.host if ":" not in args.host else f"[{args.host}]"
@@ -197,6 +202,19 @@ def main(argv=None, out=None):
         except Exception:  # stopping must never turn Ctrl-C into a traceback
             pass
     return 0
+
+
+def _provider(logdir, args, samples):
+    """The started DataProvider, with the cache dir and memory cap the flags ask for."""
+    from lens.events.cache import default_cache_dir
+    from lens.events.provider import DataProvider
+
+    cache_dir = default_cache_dir(logdir) if args.cache_dir is None else args.cache_dir
+    provider = DataProvider(logdir, reload_interval=args.reload_interval,
+                            samples_per_plugin=samples or None, cache_dir=cache_dir or None,
+                            max_memory_mb=args.max_memory_mb if args.max_memory_mb > 0 else None)
+    provider.start()
+    return provider
 
 
 def _placeholder_app(environ, start_response):

@@ -11,7 +11,8 @@ import threading
 import numpy as np
 
 from lens.events import values as V
-from lens.events.logdir import LogdirWatcher, parse_samples
+from lens.events.cached_logdir import CachingWatcher
+from lens.events.logdir import parse_samples
 from lens.events.plugin_data import PluginDataMixin
 from lens.events.series import downsample
 
@@ -28,13 +29,22 @@ class NotFound(KeyError):
 class DataProvider(PluginDataMixin):
     """Reads every run under a logdir (or a {name: dir} logdir_spec) and serves its series."""
 
-    def __init__(self, logdir, reload_interval=5.0, samples_per_plugin=None):
-        """logdir: a path or fsspec URL, or a dict {run_prefix: path} from --logdir_spec."""
+    def __init__(self, logdir, reload_interval=5.0, samples_per_plugin=None, cache_dir=None,
+                 max_memory_mb=None):
+        """logdir: a path or fsspec URL, or a dict {run_prefix: path} from --logdir_spec.
+
+        cache_dir: where runs are kept between restarts (None: nowhere); max_memory_mb: the
+        resident memory past which scalar points move to the cache dir (None: no cap)."""
         if reload_interval is None or float(reload_interval) < 0:
             raise ValueError("reload_interval must be >= 0 seconds (0 = load once), got %r"
                              % (reload_interval,))
+        if max_memory_mb is not None and not float(max_memory_mb) > 0:
+            raise ValueError("max_memory_mb must be a positive number of megabytes, got %r"
+                             % (max_memory_mb,))
         self.reload_interval = float(reload_interval)
-        self._watcher = LogdirWatcher(logdir, parse_samples(samples_per_plugin))
+        self.logdir = logdir
+        self._watcher = CachingWatcher(logdir, parse_samples(samples_per_plugin), cache_dir,
+                                       max_memory_mb)
         self._lock = self._watcher.lock
         self._thread = None
         self._stop = threading.Event()
@@ -70,8 +80,14 @@ class DataProvider(PluginDataMixin):
 
     def progress(self):
         """{'runs': n, 'files': n, 'bytes_read': n, 'bytes_total': n, 'events': n, 'done': bool,
-        'errors': {run: {'count': n, 'skipped': n, 'first': message}}} (runs with errors only)."""
-        return self._watcher.progress()
+        'errors': {run: {'count': n, 'skipped': n, 'first': message}}} (runs with errors only),
+        plus 'cache': {'dir', 'ok', 'error', 'rebuilt', 'max_memory_mb', 'resident_mb'} when a
+        cache dir or memory cap is set (ok False: the cache cannot be written, see error)."""
+        progress = self._watcher.progress()
+        status = self._watcher.status()
+        if status is not None:
+            progress["cache"] = status
+        return progress
 
     def problems(self):
         """[{'run', 'path', 'error', 'corrupt', 'bytes_skipped'}] for files that had trouble."""

@@ -58,6 +58,8 @@ class EventFileReader:
         self.failures = Failures(path)  # unexpected errors while decoding records
         self._order = 0
         self._resyncing = False
+        self.chunk = CHUNK  # bytes read at a time (smaller under a memory cap)
+        self.shrank = False  # set when the file was found shorter than what was read
 
     def _warn(self, message, *args):
         log.warning("%s: " + message, self.path, *args)
@@ -77,14 +79,15 @@ class EventFileReader:
         if size < self.offset:
             self._warn("file shrank from %d to %d bytes; reading it again from the start",
                        self.offset, size)
-            self.offset, self._resyncing = 0, False
+            self.offset, self._resyncing, self.shrank = 0, False, True
         self.size = size
         return size - self.offset
 
-    def read(self, chunk=CHUNK):
+    def read(self, chunk=None):
         """Yield a Batch per chunk of the bytes appended since the last call."""
         if self.poll() <= 0:
             return
+        chunk = chunk or self.chunk
         want = chunk
         while self.offset < self.size:
             try:

@@ -19,65 +19,83 @@ class ScalarSeries:
     A point whose step is below the last one is kept and slotted in step order, after the
     points already at its step: a step going back is no proof of a restart (a duplicated
     stretch of records does it too), so, like TensorBoard for files of `brain.Event:2`, only a
-    SessionLog.START discards points (purge_from, called by the store)."""
+    SessionLog.START discards points (purge_from, called by the store).
 
-    __slots__ = ("_steps", "_walls", "_values", "n", "simple")
+    The oldest points may live on disk (colstore chunks, written by spill()); the newest stay
+    in RAM. Every disk point's step is <= every RAM point's step."""
 
-    def __init__(self):
+    __slots__ = ("_steps", "_walls", "_values", "_m", "simple", "_chunks", "_disk")
+
+    def __init__(self, chunks=()):
         self._steps = np.zeros(0, np.int64)
         self._walls = np.zeros(0, np.float64)
         self._values = np.zeros(0, np.float32)
-        self.n = 0
+        self._m = 0  # points held in RAM (after the disk points)
         self.simple = False  # True once a simple_value point arrived (then it is a scalar tag)
+        self._chunks = list(chunks)  # colstore.Chunk, oldest first
+        self._disk = sum(c.n for c in self._chunks)
+
+    @property
+    def n(self):
+        """Number of points kept (on disk and in RAM)."""
+        return self._disk + self._m
 
     def _reserve(self, extra, value_dtype):
-        need = self.n + extra
+        need = self._m + extra
         wide = value_dtype == np.float64 and self._values.dtype != np.float64
         if need <= len(self._steps) and not wide:
             return
         cap = need if need > len(self._steps) else len(self._steps)
-        if self.n and need > len(self._steps):
+        if self._m and need > len(self._steps):
             cap = max(need, int(len(self._steps) * _GROWTH) + 8)
         vdtype = np.float64 if (wide or self._values.dtype == np.float64) else np.float32
         for name, dtype in (("_steps", np.int64), ("_walls", np.float64), ("_values", vdtype)):
             old = getattr(self, name)
             new = np.empty(cap, dtype)
-            new[:self.n] = old[:self.n]
+            new[:self._m] = old[:self._m]
             setattr(self, name, new)
 
     def _extend(self, steps, walls, values):
-        if self.n == 0 and all(_whole(a) for a in (steps, walls, values)) and \
+        if self._m == 0 and all(_whole(a) for a in (steps, walls, values)) and \
                 steps.dtype == np.int64 and walls.dtype == np.float64 and \
                 values.dtype in (np.float32, np.float64):
-            # First batch of a series: keep the reader's arrays as they are (no copy).
+            # First batch in RAM: keep the reader's arrays as they are (no copy).
             self._steps, self._walls, self._values = steps, walls, values
-            self.n = len(steps)
+            self._m = len(steps)
             return
         self._reserve(len(steps), values.dtype)
-        end = self.n + len(steps)
-        self._steps[self.n:end] = steps
-        self._walls[self.n:end] = walls
-        self._values[self.n:end] = values
-        self.n = end
+        end = self._m + len(steps)
+        self._steps[self._m:end] = steps
+        self._walls[self._m:end] = walls
+        self._values[self._m:end] = values
+        self._m = end
+
+    def _last_disk_step(self):
+        return self._chunks[-1].last_step if self._chunks else None
 
     def purge_from(self, step):
         """Drop every point with step >= `step`."""
-        self.n = int(np.searchsorted(self._steps[:self.n], step, side="left"))
+        if self._chunks and step <= self._last_disk_step():
+            self.load()  # the cut reaches the disk points: rare (a restart), so take them back
+        self._m = int(np.searchsorted(self._steps[:self._m], step, side="left"))
 
     def append(self, steps, walls, values):
         """Add points given in arrival order; the series stays sorted by step (stable)."""
         if len(steps) == 0:
             return
         in_order = not np.any(steps[1:] < steps[:-1])
-        if in_order and (self.n == 0 or steps[0] >= self._steps[self.n - 1]):
+        last = self._steps[self._m - 1] if self._m else self._last_disk_step()
+        if in_order and (last is None or steps[0] >= last):
             self._extend(steps, walls, values)  # the usual case: no copy beyond the append
             return
         if not in_order:
             by_step = np.argsort(steps, kind="stable")
             steps, walls, values = steps[by_step], walls[by_step], values[by_step]
+        if self._chunks and steps[0] < self._last_disk_step():
+            self.load()  # the new points reach back into the disk points
         # Merge with the kept points from the first step that the new ones reach back to.
-        at = int(np.searchsorted(self._steps[:self.n], steps[0], side="right"))
-        old = [a[at:self.n] for a in (self._steps, self._walls, self._values)]
+        at = int(np.searchsorted(self._steps[:self._m], steps[0], side="right"))
+        old = [a[at:self._m] for a in (self._steps, self._walls, self._values)]
         new_at = np.searchsorted(old[0], steps, side="right") + np.arange(len(steps))
         is_new = np.zeros(len(old[0]) + len(steps), dtype=bool)
         is_new[new_at] = True
@@ -87,15 +105,56 @@ class ScalarSeries:
             out[new_at] = added
             out[~is_new] = kept
             merged.append(out)
-        self.n = at
+        self._m = at
         self._extend(*merged)
 
     def arrays(self):
-        """(steps, walls, values) views of the kept points."""
-        return self._steps[:self.n], self._walls[:self.n], self._values[:self.n]
+        """(steps, walls, values) of the kept points: views when they live in one place."""
+        ram = (self._steps[:self._m], self._walls[:self._m], self._values[:self._m])
+        if not self._chunks:
+            return ram
+        parts = [c.columns() for c in self._chunks]
+        if len(parts) == 1 and not self._m:
+            return parts[0]
+        if self._m:
+            parts.append(ram)
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
     def nbytes(self):
+        """Bytes held in RAM."""
         return self._steps.nbytes + self._walls.nbytes + self._values.nbytes
+
+    # ---- the disk side ---------------------------------------------------------------------
+    def chunks(self):
+        """The colstore chunks holding the oldest points."""
+        return list(self._chunks)
+
+    def spill(self, write_chunk, max_chunks=8):
+        """Move the RAM points to disk with write_chunk(steps, walls, values) -> Chunk.
+
+        Past max_chunks chunks, everything is rewritten as one (reads stay one mapping)."""
+        if not self._m:
+            return
+        if len(self._chunks) >= max_chunks:
+            steps, walls, values = self.arrays()
+            self._chunks = [write_chunk(steps, walls, values)]
+        else:
+            self._chunks.append(write_chunk(*(a[:self._m] for a in
+                                              (self._steps, self._walls, self._values))))
+        self._disk = sum(c.n for c in self._chunks)
+        vdtype = np.float64 if self._values.dtype == np.float64 else np.float32
+        self._steps, self._walls = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        self._values = np.zeros(0, vdtype)
+        self._m = 0
+
+    def load(self):
+        """Bring the disk points back into RAM (before an edit that reaches them)."""
+        if not self._chunks:
+            return
+        steps, walls, values = (np.array(a) for a in self.arrays())
+        self._chunks, self._disk, self._m = [], 0, 0
+        self._steps, self._walls, self._values = steps, walls, values
+        self._m = len(steps)
 
 
 class Reservoir:

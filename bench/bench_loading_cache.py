@@ -1,0 +1,163 @@
+"""The board at scale with its cache dir: cold and warm start until every series answers,
+resident memory, one full-resolution series; side by side with RustBoard when installed.
+
+Logdirs are RUNSx5x50000 scalars written by loading_data.fast_scalar_file (default 40 runs =
+10M scalars; quick mode 4 runs = 1M). Override: LENS_BENCH_CACHE_SIZES="400x5x50000,...".
+Each lens start is a fresh process through the DataProvider the board uses (cache dir, 1024 MB
+cap, loading in its background thread); the clock runs from process start.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench.bench_loading import _rustboard
+from bench.loading_data import fast_logdir, total_bytes
+
+DEFAULT_SIZES = ("40x5x50000",)
+QUICK_SIZES = ("4x5x50000",)
+FIRST_STEP = 1 << 14
+
+_BOARD = r"""
+import json, sys, time, threading
+t0 = float(sys.argv[4])
+from lens.events.cached_logdir import anon_rss
+peak = [0]
+stop = threading.Event()
+def sample():
+    while not stop.wait(0.01):
+        peak[0] = max(peak[0], anon_rss())
+threading.Thread(target=sample, daemon=True).start()
+from lens.board.app import create_app
+from lens.events.provider import DataProvider
+steps = int(sys.argv[3])
+imported = time.time() - t0
+p = DataProvider(sys.argv[1], reload_interval=0, cache_dir=sys.argv[2], max_memory_mb=1024)
+client = create_app(p, reload_interval=0).test_client()
+p.start()
+first = None
+served = set()
+while True:
+    done = p.progress()["done"]
+    for run, tags in p.list_tags("scalars").items():
+        for tag in tags:
+            if (run, tag) in served:
+                continue
+            res = client.get("/data/plugin/scalars/scalars",
+                             query_string={"run": run, "tag": tag, "downsample": 1000})
+            rows = res.get_json()
+            if rows and len(rows) <= 1000 and rows[-1][1] == %d + steps - 1:
+                served.add((run, tag))
+                first = first or time.time() - t0
+    if done and len(served) == sum(len(t) for t in p.list_tags("scalars").values()):
+        break
+    time.sleep(0.005)
+every = time.time() - t0
+run, tag = sorted(served)[0]
+times = []
+for _ in range(7):
+    a = time.perf_counter()
+    res = client.get("/data/plugin/scalars/scalars", query_string={"run": run, "tag": tag,
+                                                                  "downsample": steps})
+    assert len(res.get_json()) == steps
+    times.append(time.perf_counter() - a)
+direct = []
+for _ in range(7):
+    a = time.perf_counter()
+    assert len(p.scalars(run, tag)[0]) == steps
+    direct.append(time.perf_counter() - a)
+stop.set()
+hwm = 0
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        hwm = int(line.split()[1]) * 1024
+print(json.dumps({"first": first, "every": every, "series": len(served), "full": sorted(times)[3],
+                  "direct": sorted(direct)[3], "imported": imported,
+                  "anon": max(peak[0], anon_rss()), "hwm": hwm,
+                  "parsed": p._watcher.records_parsed}))
+""" % FIRST_STEP
+
+
+def _log(msg):
+    print("bench_loading_cache: " + msg, file=sys.stderr, flush=True)
+
+
+def _start(root, cache, steps):
+    """One board start in a fresh process; its measurements."""
+    t0 = time.time()
+    proc = subprocess.run([sys.executable, "-c", _BOARD, root, cache, str(steps), repr(t0)],
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError("board start failed:\n" + proc.stderr[-3000:])
+    return json.loads(proc.stdout)
+
+
+def bench_size(spec, quick=False):
+    """Rows for one RUNSxTAGSxSTEPS logdir."""
+    runs, tags, steps = (int(x) for x in spec.split("x"))
+    expected = runs * tags * steps
+    _log("building/using %s" % spec)
+    root = fast_logdir(runs, tags, steps)
+    label = "%s (%.3gM scalars, %.0f MB)" % (spec, expected / 1e6, total_bytes(root) / 1e6)
+    cache = tempfile.mkdtemp(prefix="lens-bench-cache-")
+    try:
+        _log("cold start on %s" % label)
+        cold = _start(root, cache, steps)
+        _log("warm start")
+        warm = _start(root, cache, steps)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    assert cold["series"] == warm["series"] == runs * tags and warm["parsed"] == 0
+    rust = None
+    if not quick:
+        _log("RustBoard")
+        rust = _rustboard(root, expected, tags, steps, FIRST_STEP)
+    note = "" if rust or quick else "; RustBoard binary not installed (n/a)"
+    rows = [
+        {"name": "cold start, every series %s" % label, "lens": cold["every"],
+         "other": rust[0] if rust else None, "other_name": "RustBoard", "unit": "s",
+         "note": "process start until every series answers (1000 points); goal <= 0.15x" + note},
+        {"name": "cold start, first series %s" % spec, "lens": cold["first"],
+         "other": cold["first"] - cold["imported"], "other_name": "after imports", "unit": "s",
+         "note": "goal < 1 s; imports took %.2f s on this busy machine" % cold["imported"]},
+        {"name": "warm start, every series %s" % spec, "lens": warm["every"],
+         "other": warm["every"] - warm["imported"], "other_name": "after imports", "unit": "s",
+         "note": "unchanged logdir, nothing parsed; goal <= 2 s"},
+        {"name": "warm start, first series %s" % spec, "lens": warm["first"],
+         "other": warm["first"] - warm["imported"], "other_name": "after imports", "unit": "s",
+         "note": "imports took %.2f s" % warm["imported"]},
+        {"name": "full-resolution %d-point series %s" % (steps, spec), "lens": warm["full"] * 1e3,
+         "other": None, "other_name": "", "unit": "ms",
+         "note": "HTTP route incl. JSON, median of 7; goal < 50 ms"},
+        {"name": "full-resolution %d-point series, provider %s" % (steps, spec),
+         "lens": warm["direct"] * 1e3, "other": None, "other_name": "", "unit": "ms",
+         "note": "DataProvider.scalars from the mapped column file, median of 7"},
+        {"name": "peak RSS cold %s" % spec, "lens": cold["hwm"] / 2**20,
+         "other": rust[1] / 2**20 if rust else None, "other_name": "RustBoard", "unit": "MB",
+         "note": "whole process (VmHWM) incl. ~50 MB of shared library pages"},
+        {"name": "peak anon RSS cold / warm %s" % spec, "lens": cold["anon"] / 2**20,
+         "other": "%.0f" % (warm["anon"] / 2**20), "other_name": "warm start", "unit": "MB",
+         "note": "what --max_memory_mb (1024) bounds"},
+    ]
+    return rows
+
+
+def run(quick, sizes=None):
+    """Rows for each size."""
+    if sizes is None:
+        env = os.environ.get("LENS_BENCH_CACHE_SIZES")
+        sizes = env.split(",") if env else (QUICK_SIZES if quick else DEFAULT_SIZES)
+    rows = []
+    for spec in sizes:
+        rows.extend(bench_size(spec, quick))
+    return rows
+
+
+if __name__ == "__main__":
+    from bench.run import format_table
+
+    print(format_table(run(False, sys.argv[1:] or None)))

@@ -1,0 +1,233 @@
+"""The board's cache directory: each run's store kept on disk between restarts.
+
+Layout under the cache dir (one per logdir): `lock` (every board holds it shared; the one that
+finds itself alone holds it exclusive for a moment to delete files no state names), and
+`runs/<key>/` per run: `state` (what the run's store and file readers held, a versioned,
+checksummed pickle read back with a loader that builds nothing but plain values and NumPy
+arrays), `lock` (taken while the state is written or read) and the run's colstore chunks.
+
+Nothing read from the cache is trusted: a state of another format or lens version, a bad
+checksum, a chunk of the wrong size or CRC, all make the run be read again from its event
+files. A cache dir that cannot be written (read-only, full) is said once in the log and in
+`status()`, and the board goes on from memory.
+"""
+
+import fcntl
+import hashlib
+import io
+import logging
+import os
+import pickle
+import shutil
+
+import google_crc32c
+
+from lens.events import colstore
+
+log = logging.getLogger("lens.events")
+
+FORMAT = 1
+_MAGIC = b"LENS-RUN-CACHE\n"
+_ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
+            ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
+            ("numpy.core.multiarray", "scalar"), ("builtins", "set"), ("builtins", "frozenset"),
+            ("builtins", "bytearray")}
+
+
+def _version():
+    from importlib import metadata
+
+    try:
+        return metadata.version("lens")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def default_cache_dir(logdir):
+    """~/.cache/lens/<hash of the logdir's absolute path> (XDG_CACHE_HOME honoured)."""
+    if isinstance(logdir, dict):
+        key = ",".join("%s:%s" % (k, _absolute(v)) for k, v in sorted(logdir.items()))
+    else:
+        key = _absolute(logdir)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "lens", hashlib.sha256(key.encode("utf-8")).hexdigest()[:20])
+
+
+def _absolute(path):
+    path = os.fspath(path)
+    return path if "://" in path else os.path.abspath(path)
+
+
+class _Loader(pickle.Unpickler):
+    """Unpickles plain values and NumPy arrays only: a foreign file cannot run code."""
+
+    def find_class(self, module, name):
+        if (module, name) not in _ALLOWED:
+            raise pickle.UnpicklingError("cache entry names %s.%s, which a lens cache never "
+                                         "holds" % (module, name))
+        return super().find_class(module, name)
+
+
+class CacheDir:
+    """One logdir's cache directory (see the module docstring)."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(os.fspath(root))
+        self.error = None  # why the cache is not used (the page shows it), or None
+        self.rebuilt = 0  # cache entries found unusable and rebuilt
+        self._lock_file = None
+        try:
+            os.makedirs(os.path.join(self.root, "runs"), exist_ok=True)
+            self._lock_file = open(os.path.join(self.root, "lock"), "a+")
+            self._sweep()
+            fcntl.flock(self._lock_file, fcntl.LOCK_SH)
+            self._probe()
+        except OSError as exc:
+            self.fail("cannot use it", exc)
+
+    @property
+    def usable(self):
+        return self.error is None
+
+    def fail(self, what, exc):
+        """Stop writing to the cache; say why once."""
+        if self.error is None:
+            self.error = "cache dir %s: %s (%s: %s); serving from memory" % (
+                self.root, what, type(exc).__name__, exc)
+            log.warning("%s", self.error)
+
+    def status(self):
+        """{'dir', 'ok', 'error', 'rebuilt'} for /data/lens/progress."""
+        return {"dir": self.root, "ok": self.error is None, "error": self.error,
+                "rebuilt": self.rebuilt}
+
+    def _probe(self):
+        """Fail now, not in the middle of a save, when the dir cannot be written."""
+        probe = os.path.join(self.root, ".probe-%d" % os.getpid())
+        with open(probe, "wb") as f:
+            f.write(b"0" * 4096)
+            f.flush()
+            os.fsync(f.fileno())
+        os.remove(probe)
+
+    def _sweep(self):
+        """Alone on the cache: delete chunk files that no run's state names."""
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # another board serves from this cache: its chunks must stay
+        runs = os.path.join(self.root, "runs")
+        for key in os.listdir(runs):
+            folder = os.path.join(runs, key)
+            state = self._read(folder)
+            names = set()
+            if state is not None:
+                for entry in state.get("store", {}).get("scalars", {}).values():
+                    names.update(str(c.get("file")) for c in entry.get("chunks", ()))
+            for name in os.listdir(folder):
+                if name.endswith((".arrow", ".tmp")) and name not in names:
+                    os.remove(os.path.join(folder, name))
+
+    def folder(self, run):
+        """The run's folder (created on demand)."""
+        path = self._folder_path(run)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    def _folder_path(self, run):
+        return os.path.join(self.root, "runs", hashlib.sha256(run.encode("utf-8")).hexdigest()[:24])
+
+    # ---- state files ----------------------------------------------------------------------
+    def load(self, run):
+        """The saved state of `run` (a dict), or None when there is none or it is unusable."""
+        folder = self._folder_path(run)
+        if not os.path.isdir(folder):
+            return None
+        with _Locked(folder, fcntl.LOCK_SH):
+            state = self._read(folder)
+        if state is not None and state.get("run") != run:
+            state = None
+        if state is None and os.path.exists(os.path.join(folder, "state")):
+            self.discard(run, "it is damaged, foreign or from another lens version")
+        return state
+
+    def _read(self, folder):
+        try:
+            with open(os.path.join(folder, "state"), "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        head = len(_MAGIC) + 4
+        if not data.startswith(_MAGIC) or len(data) < head:
+            return None
+        body = data[head:]
+        if google_crc32c.value(body) != int.from_bytes(data[len(_MAGIC):head], "little"):
+            return None
+        try:
+            state = _Loader(io.BytesIO(body)).load()
+        except Exception:  # any unpickling problem: the entry is rebuilt, never served
+            return None
+        if not isinstance(state, dict) or state.get("format") != FORMAT or \
+                state.get("lens") != _version():
+            return None
+        return state
+
+    def save(self, run, state):
+        """Write `run`'s state atomically; False (and the cache given up) on an OSError."""
+        if self.error is not None:
+            return False
+        state = dict(state, format=FORMAT, lens=_version(), run=run)
+        body = pickle.dumps(state, protocol=4)
+        data = _MAGIC + google_crc32c.value(body).to_bytes(4, "little") + body
+        try:
+            folder = self.folder(run)
+            tmp = os.path.join(folder, "state.%d.tmp" % os.getpid())
+            with _Locked(folder, fcntl.LOCK_EX):
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, os.path.join(folder, "state"))
+            return True
+        except OSError as exc:
+            self.fail("cannot write a run's state", exc)
+            return False
+
+    def discard(self, run, why):
+        """Forget a run's saved state (its chunks go at the next sweep)."""
+        self.rebuilt += 1
+        log.info("cache entry of run %s rebuilt: %s", run, why)
+        try:
+            os.remove(os.path.join(self._folder_path(run), "state"))
+        except OSError:
+            pass
+
+    def chunk_writer(self, run):
+        """write(steps, walls, values) -> colstore.Chunk in the run's folder."""
+        folder = self.folder(run)
+        return lambda steps, walls, values: colstore.write_chunk(folder, steps, walls, values)
+
+    def clear(self):
+        """Delete the whole cache dir (tests, `--cache_dir` reset)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class _Locked:
+    """flock on <folder>/lock for the duration of a with block (no-op if it cannot open)."""
+
+    def __init__(self, folder, mode):
+        self.path, self.mode, self.file = os.path.join(folder, "lock"), mode, None
+
+    def __enter__(self):
+        try:
+            self.file = open(self.path, "a+")
+        except OSError:
+            try:
+                self.file = open(self.path, "r")
+            except OSError:
+                return self
+        fcntl.flock(self.file, self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        if self.file is not None:
+            fcntl.flock(self.file, fcntl.LOCK_UN)
+            self.file.close()

@@ -1,0 +1,125 @@
+"""Scalar columns on disk: Apache Arrow IPC files, memory-mapped through pyarrow.
+
+A series kept on disk is a list of chunks, each one Arrow IPC file of three columns (step
+int64, wall float64, value float32 or float64) holding a stretch of the series in step order.
+Reading maps the file and hands out NumPy views of its buffers (no copy); the mapping goes away
+with the last view. Every chunk records its row count, value type, byte size and CRC-32C, so a
+damaged or foreign file is refused (ChunkError) rather than served.
+"""
+
+import os
+import uuid
+
+import numpy as np
+
+_COLUMNS = ("step", "wall", "value")
+
+
+class ChunkError(ValueError):
+    """A chunk file that is missing, damaged or not what its entry says."""
+
+
+def _arrow():
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    return pa, ipc
+
+
+def _crc(path):
+    """CRC-32C of a whole file, read in pieces (so no more than 1 MB is held at once)."""
+    import google_crc32c
+
+    crc = 0
+    with open(path, "rb") as f:
+        while True:
+            piece = f.read(1 << 20)
+            if not piece:
+                return crc
+            crc = google_crc32c.extend(crc, piece)
+
+
+class Chunk:
+    """One Arrow IPC file of a series: `n` points, values of `dtype`."""
+
+    __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step")
+
+    def __init__(self, path, n, dtype, size, crc, first_step, last_step):
+        self.path, self.n, self.dtype = path, int(n), np.dtype(dtype)
+        self.size, self.crc = int(size), int(crc)
+        self.first_step, self.last_step = int(first_step), int(last_step)
+
+    def entry(self):
+        """What a cache state file keeps of the chunk (plain values only)."""
+        return {"file": os.path.basename(self.path), "n": self.n, "dtype": self.dtype.str,
+                "size": self.size, "crc": self.crc, "first": self.first_step,
+                "last": self.last_step}
+
+    @classmethod
+    def from_entry(cls, folder, entry, verify=True):
+        """The chunk an entry describes, checked against the file; raises ChunkError."""
+        try:
+            chunk = cls(os.path.join(folder, os.path.basename(str(entry["file"]))), entry["n"],
+                        entry["dtype"], entry["size"], entry["crc"], entry["first"],
+                        entry["last"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ChunkError("chunk entry %r is malformed (%s)" % (entry, exc)) from None
+        if chunk.dtype not in (np.float32, np.float64):
+            raise ChunkError("chunk %s has value type %s" % (chunk.path, chunk.dtype))
+        try:
+            size = os.path.getsize(chunk.path)
+        except OSError as exc:
+            raise ChunkError("chunk %s is missing (%s)" % (chunk.path, exc)) from None
+        if size != chunk.size:
+            raise ChunkError("chunk %s has %d bytes, its entry says %d" % (chunk.path, size, chunk.size))
+        if verify and _crc(chunk.path) != chunk.crc:
+            raise ChunkError("chunk %s fails its CRC-32C check" % chunk.path)
+        return chunk
+
+    def columns(self):
+        """(steps, walls, values) as read-only NumPy views of the mapped file."""
+        pa, ipc = _arrow()
+        try:
+            with pa.memory_map(self.path) as source:
+                reader = ipc.open_file(source)
+                if reader.num_record_batches != 1:
+                    raise ChunkError("chunk %s holds %d batches, expected 1"
+                                     % (self.path, reader.num_record_batches))
+                batch = reader.get_batch(0)
+        except (OSError, pa.ArrowException) as exc:
+            raise ChunkError("chunk %s cannot be read (%s)" % (self.path, exc)) from None
+        if batch.schema.names != list(_COLUMNS) or batch.num_rows != self.n:
+            raise ChunkError("chunk %s is not the series stretch its entry describes" % self.path)
+        out = tuple(batch.column(i).to_numpy(zero_copy_only=True) for i in range(3))
+        if out[0].dtype != np.int64 or out[1].dtype != np.float64 or out[2].dtype != self.dtype:
+            raise ChunkError("chunk %s has columns of the wrong types" % self.path)
+        return out
+
+
+def write_chunk(folder, steps, walls, values):
+    """Write one chunk file into `folder` (atomically: temp file, then rename); returns it."""
+    pa, ipc = _arrow()
+    name = uuid.uuid4().hex + ".arrow"
+    path = os.path.join(folder, name)
+    table = pa.record_batch([pa.array(np.ascontiguousarray(steps, np.int64)),
+                             pa.array(np.ascontiguousarray(walls, np.float64)),
+                             pa.array(np.ascontiguousarray(values))], names=list(_COLUMNS))
+    tmp = path + ".tmp"
+    try:
+        with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+            writer.write_batch(table)
+        os.replace(tmp, path)
+    except pa.ArrowException as exc:  # pyarrow's IO errors are not always OSErrors
+        _remove(tmp)
+        raise OSError("cannot write %s: %s" % (path, exc)) from exc
+    except BaseException:
+        _remove(tmp)
+        raise
+    return Chunk(path, len(steps), values.dtype, os.path.getsize(path), _crc(path),
+                 steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0)
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
