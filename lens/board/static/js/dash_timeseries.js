@@ -142,6 +142,7 @@
       screenObserver.unobserve(card.el);
       onScreen.delete(card);
       C.purge(card.plot || document.createElement("div"));
+      T.unwatch(card);
       card.dispose();
       cards.delete(key);
       byElement.delete(card.el);
@@ -198,9 +199,9 @@
       card.loaded = true;
       card.stale = false;
       card.dirty = false;
-      // While the grid scrolls, one card per frame, so no frame waits for a whole batch.
-      if (T.scrolling() && draws.length) await new Promise((r) => requestAnimationFrame(r));
-      draws.push(card.draw());
+      // While the grid scrolls, cards draw in idle time (placeholders until then).
+      if (T.scrolling()) T.drawWhenIdle(card);
+      else draws.push(card.draw());
     }
     await Promise.all(draws);
     C.startPlotly();  // the first row shows its previews now; plotly takes over after
@@ -221,9 +222,13 @@
       if (!entry.isIntersecting) { visible.delete(card); continue; }
       visible.add(card);
       if (card.stale) loads.push(enqueue(card));
-      else if (card.dirty) { card.dirty = false; card.draw(); }
+      else if (card.dirty) { card.dirty = false; drawSoon(card); }
     }
     if (loads.length) api.loaded = Promise.all(loads);
+  }
+
+  function drawSoon(card) {
+    if (T.scrolling()) T.drawWhenIdle(card); else card.draw();
   }
 
   // A setting changed: redraw what is on screen now, the rest when it scrolls in. Changes
@@ -343,9 +348,10 @@
         for (const entry of entries) {
           const card = byElement.get(entry.target);
           if (!card) continue;
+          card.onScreen = entry.isIntersecting;
           if (!entry.isIntersecting) { onScreen.delete(card); continue; }
           onScreen.add(card);
-          if (card.dirty && card.loaded) { card.dirty = false; card.draw(); }
+          if (card.dirty && card.loaded) { card.dirty = false; drawSoon(card); }
         }
       });
       document.addEventListener("keydown", (ev) => {

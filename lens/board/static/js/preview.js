@@ -108,13 +108,14 @@ window.lensPreview = (function () {
       fill: t.fillcolor || t.line.color}, svg);
   }
 
-  // Draw traces (plotly trace objects) into container as an SVG sized like plotly's chart.
-  function draw(container, traces, layout, label) {
+  // Draw traces (plotly trace objects) into container as an SVG sized like plotly's chart;
+  // width: the container's width when the caller knows it (saves a forced layout).
+  function draw(container, traces, layout, label, knownWidth) {
     clear(container);
     const logY = layout.yaxis && layout.yaxis.type === "log";
     const dateX = layout.xaxis && layout.xaxis.type === "date";
     const m = layout.margin;
-    const width = Math.max(200, container.clientWidth || 400);
+    const width = Math.max(200, knownWidth || container.clientWidth || 400);
     const height = layout.height;
     const svg = node("svg", {class: "lens-preview", width, height, role: "img",
       viewBox: "0 0 " + width + " " + height});

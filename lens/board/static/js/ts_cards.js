@@ -35,9 +35,13 @@ window.lensTsCards = (function () {
       const quiet = performance.now() - lastScroll;
       if (quiet < SETTLE_MS) { setTimeout(step, SETTLE_MS - quiet); return; }
       requestAnimationFrame(() => {
+        if (scrolling()) { upgrading = false; scheduleUpgrades(); return; }  // resumed meanwhile
         const card = upgrades.values().next().value;
         upgrades.delete(card);
-        if (card && card.el.isConnected) card.draw();
+        // A card scrolled past waits (dirty) until it shows again: no plotly for nobody.
+        if (card && card.el.isConnected) {
+          if (card.onScreen === false) card.dirty = true; else card.draw();
+        }
         upgrading = false;
         scheduleUpgrades();
       });
@@ -45,18 +49,47 @@ window.lensTsCards = (function () {
     step();
   }
 
+  // While the grid scrolls, cards coming into view stay cheap placeholders (their title and
+  // a blank chart area of the final size) and are drawn in the browser's idle time, never
+  // inside a frame: one card's traces, table and preview cost a few ms plus their layout,
+  // which a frame already busy scrolling cannot spare. Cards that left the screen before
+  // their turn are skipped (marked dirty: they draw when they show again).
+  const IDLE_NEEDED_MS = 8;
+  const idleDraws = new Set();
+  let idleHandle = null;
+  function drawWhenIdle(card) {
+    idleDraws.add(card);
+    if (idleHandle !== null) return;
+    const later = window.requestIdleCallback || ((fn) => setTimeout(() => fn({
+      timeRemaining: () => 50}), 50));
+    const run = (deadline) => {
+      idleHandle = null;
+      for (const next of idleDraws) {
+        if (deadline.timeRemaining() < IDLE_NEEDED_MS) break;
+        idleDraws.delete(next);
+        if (!next.el.isConnected) continue;
+        if (next.onScreen === false) { next.dirty = true; continue; }
+        // A plotly chart's redraw costs tens of ms, more than an idle slice: after scrolling.
+        if (next.wired && scrolling()) { upgrades.add(next); scheduleUpgrades(); continue; }
+        next.draw();
+      }
+      if (idleDraws.size) idleHandle = later(run);
+    };
+    idleHandle = later(run);
+  }
+
   // Plotly when it runs, else the light preview (preview.js) and a redraw once it does.
   function plot(card, data, layout, label) {
     const scrolling = performance.now() - lastScroll < SETTLE_MS;
     if (window.Plotly && scrolling && !card.wired) {
-      window.lensPreview.draw(card.plot, data, layout, label);
+      window.lensPreview.draw(card.plot, data, layout, label, card.plotWidth);
       upgrades.add(card);
       scheduleUpgrades();
       return Promise.resolve();
     }
     upgrades.delete(card);
     if (!window.Plotly) {
-      window.lensPreview.draw(card.plot, data, layout, label);
+      window.lensPreview.draw(card.plot, data, layout, label, card.plotWidth);
       if (!card.waiting) {
         card.waiting = true;
         C.whenPlotly().then(() => { card.waiting = false; card.draw(); },
@@ -281,8 +314,27 @@ window.lensTsCards = (function () {
     if (desc.kind === "scalars") scalarCard(card, env);
     else if (desc.kind === "histograms") histogramCard(card, env);
     else imageCard(card);
+    if (card.plot) watchWidth(card);
     return card;
   }
 
-  return {create, noteScroll, scrolling, HEIGHT};
+  // The chart's width as the layout last found it, so drawing a preview never forces a
+  // layout (reading clientWidth after other cards changed the page would, once per card).
+  const widths = window.ResizeObserver ? new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const card = entry.target.lensCard;
+      if (card) card.plotWidth = entry.contentRect.width || undefined;
+    }
+  }) : null;
+  function watchWidth(card) {
+    card.plot.lensCard = card;
+    if (widths) widths.observe(card.plot);
+  }
+  function unwatch(card) {
+    idleDraws.delete(card);
+    upgrades.delete(card);
+    if (widths && card.plot) widths.unobserve(card.plot);
+  }
+
+  return {create, noteScroll, scrolling, drawWhenIdle, unwatch, HEIGHT};
 })();
