@@ -33,8 +33,9 @@ def _transfer_node(op_type, name, tensor, send_dev, recv_dev, client):
     return nd
 
 
-def partition_graphs(ops, device_of, shapes, fed=()):
-    """One GraphDef per device holding its ops; cross-device edges become _Send/_Recv pairs."""
+def partition_graphs(ops, device_of, shapes, fed=(), control_transfers=False):
+    """One GraphDef per device holding its ops; cross-device edges become _Send/_Recv pairs
+    (control edges too when control_transfers: the devices then run as separate processes)."""
     client = "/job:localhost/replica:0/task:0/device:CPU:0"
     parts, ran = {}, set(ops)
     recv_names = {}     # (tensor, device) -> the _Recv node bringing it there
@@ -65,12 +66,36 @@ def partition_graphs(ops, device_of, shapes, fed=()):
                 gd.node.append(_transfer_node("_Recv", name, t, send_dev, dev, from_client))
                 recv_names[(t, dev)] = name
             nd.input.append(recv_names[(t, dev)])
-        # Control edges inside one device are kept; across devices the data edges already order them.
+        # Control edges inside one device are kept; across devices the data edges already order them
+        # in one process, while separate processes need a transfer carrying no tensor.
         nd.input.extend("^" + c._name for c in op._control_inputs if c in ran and device_of(c) == dev)
+        if control_transfers:
+            for c in op._control_inputs:
+                if c in ran and device_of(c) != dev:
+                    nd.input.append("^" + _control_transfer(parts, recv_names, c, device_of(c), dev))
         gd.node.append(nd)
     for gd in parts.values():
         gd.versions.producer = 27
     return [parts[d] for d in sorted(parts)]
+
+
+def _control_transfer(parts, recv_names, c, send_dev, dev):
+    """A _Send on c's device after c runs and the _Recv on dev it wakes: a control edge across tasks."""
+    if (c, dev) not in recv_names:
+        k = len(recv_names)
+        name = "%s/_%d" % (c._name, 2 * k + 1)
+        for op_type, node_name, node_dev in (("_Send", "%s/_%d" % (c._name, 2 * k), send_dev), ("_Recv", name, dev)):
+            nd = node_def_pb2.NodeDef(name=node_name, op=op_type, device=node_dev)
+            for key, v in (("tensor_name", "^" + c._name), ("send_device", send_dev), ("recv_device", dev)):
+                nd.attr[key].s = v.encode()
+            nd.attr["send_device_incarnation"].i = 1
+            nd.attr["client_terminated"].b = False
+            nd.attr["tensor_type" if op_type == "_Recv" else "T"].type = 1   # DT_FLOAT: an empty token
+            if op_type == "_Send":
+                nd.input.append("^" + c._name)
+            parts.setdefault(node_dev, graph_pb2.GraphDef()).node.append(nd)
+        recv_names[(c, dev)] = name
+    return recv_names[(c, dev)]
 
 
 def _ref(t):

@@ -40,7 +40,7 @@ _BOOL_OUT = {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"
 
 def _output_dtypes(nd, attrs, in_dtypes):
     t = nd.op
-    if t in ("NoOp", "PrintV2", "SaveV2", "MergeV2Checkpoints"):
+    if t in ("NoOp", "PrintV2", "SaveV2", "MergeV2Checkpoints", "_Send"):
         return []
     if t == "RestoreV2":
         return list(attrs["dtypes"])
@@ -74,7 +74,7 @@ def _output_dtypes(nd, attrs, in_dtypes):
         return [attrs["T"]] * attrs["num_split"]
     shapes = attrs.get("_output_shapes")
     n = len(shapes) if isinstance(shapes, list) else 1
-    for key in ("dtype", "T", "out_type"):
+    for key in ("dtype", "T", "out_type", "tensor_type"):   # tensor_type: a _Recv
         if isinstance(attrs.get(key), _dt.DType):
             return [attrs[key].base_dtype] * n
     if in_dtypes:

@@ -6,6 +6,7 @@ import types
 # lens.<name>, because a package's first import rebinds its parent's attribute to the package.
 import lens.client  # noqa: F401
 import lens.data  # noqa: F401
+import lens.distributed  # noqa: F401 - Session('grpc://host:port') runs on the cluster's task actors
 import lens.layers  # noqa: F401
 import lens.losses  # noqa: F401
 import lens.metrics  # noqa: F401
@@ -77,6 +78,7 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
                                 "lens.training.input", "lens.training.looper"], {
     "queue_runner": "lens.tf1.namespaces.train_queue_runner",
     "Optimizer": "lens.training.optimizer.Optimizer",
+    "ClusterSpec": "lens.distributed.cluster.ClusterSpec", "Server": "lens.distributed.server.Server",
     "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",
     "get_global_step": "lens.training.training_util.get_global_step",
     "create_global_step": "lens.training.training_util.create_global_step",
@@ -96,8 +98,11 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
     "summary_iterator": "lens.events.summary_builders.summary_iterator",
 })
 math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.ops.logic",
-                              "lens.ops.reduce", "lens.ops.special_fns"], {
+                              "lens.ops.reduce", "lens.ops.special_fns", "lens.ops.math_more"], {
     "special": "lens.tf1.namespaces.math_special",
+    **{n: "lens.ops.nn." + n for n in ("softmax", "log_softmax", "softplus", "softsign", "l2_normalize")},
+    **{n: "lens.ops.nn_extra." + n for n in ("top_k", "in_top_k")},
+    "count_nonzero": "lens.ops.array_extra.count_nonzero", "divide_no_nan": "lens.ops.math.div_no_nan",
     "divide": "lens.ops.math.divide",
     "confusion_matrix": "lens.ops.scatter_ops.confusion_matrix",
     **{n: "lens.ops.segment_scatter_extra." + n for n in ("unsorted_segment_mean", "unsorted_segment_sqrt_n",
@@ -179,7 +184,8 @@ contrib_eager = LazyNamespace("eager", ["lens.ops.backprop"], {
 logging = LazyNamespace("logging", ["lens.platform.tf_logging"])
 app = LazyNamespace("app", ["lens.platform.app"])
 flags = LazyNamespace("flags", ["lens.platform.flags"])
-test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase"})
+test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase",
+                     "create_local_cluster": "lens.distributed.server.create_local_cluster"})
 resource_loader = LazyNamespace("resource_loader", ["lens.platform.resource_loader"])
 graph_util = LazyNamespace("graph_util", ["lens.framework.graph_util"])
 _SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."

@@ -1,0 +1,37 @@
+"""Placing a graph on a cluster's devices: one CPU per task, unpinned ops on the session's task."""
+from lens.distributed import ray_env
+from lens.framework import errors
+from lens.framework.devices import DeviceSpec, Placer
+
+
+def cluster_devices(cluster, job, index):
+    """Full device names of every task, the session's own task first (where unpinned ops go)."""
+    own = "%s/device:CPU:0" % ray_env.task_name(job, index)
+    names = [own]
+    for j in cluster.jobs:
+        for i in cluster.task_indices(j):
+            name = "%s/device:CPU:0" % ray_env.task_name(j, i)
+            if name != own:
+                names.append(name)
+    return names
+
+
+class ClusterPlacer(Placer):
+    """TF1's placer over the cluster's devices instead of this process's."""
+
+    def __init__(self, graph, config, cluster, job, index):
+        super().__init__(graph, config)
+        self.names = cluster_devices(cluster, job, index)
+        self.specs = [DeviceSpec.from_string(n) for n in self.names]
+
+    def _cannot_assign(self, op):
+        spec = DeviceSpec.from_string(op._device)
+        known = sorted({n.split("/")[1][4:] for n in self.names})
+        hint = ""
+        if spec.job is not None and spec.job not in known:
+            hint = " (the cluster has no job %r; its jobs are %s: add it to the ClusterSpec or fix the " \
+                   "device)" % (spec.job, known)
+        return errors.InvalidArgumentError(
+            op.node_def, op, "Cannot assign a device for operation '%s': Operation was explicitly "
+            "assigned to %s but available devices are [ %s ]. Make sure the device specification "
+            "refers to a valid device.%s" % (op._name, op._device, ", ".join(self.names), hint))

@@ -1,0 +1,165 @@
+"""One task of a cluster as a Ray actor: its variables and resources, its partitions, its rendezvous."""
+import importlib
+import os
+import threading
+import time
+
+import numpy as np
+
+from lens.client.plan import VariableStore, compile_plan, translate_error
+from lens.client.session import _Context
+from lens.client.tracing import _Recorder, fill_run_metadata
+from lens.distributed import ray_env
+from lens.distributed.cluster import ClusterSpec
+from lens.distributed.rendezvous import Rendezvous
+from lens.framework import errors, run_deadline
+from lens.framework.graph import Graph
+from lens.framework.importer import import_graph_def
+from lens.proto import config_pb2, graph_pb2
+
+
+def _local_name(name):
+    """Node names TF's partitioner gives with a leading '_' (_recv_x_0), made valid graph names."""
+    return "lens" + name if name.startswith("_") else name
+
+
+def _importable(gd):
+    for nd in gd.node:
+        nd.name = _local_name(nd.name)
+        nd.input[:] = [("^" + _local_name(i[1:])) if i.startswith("^") else _local_name(i) for i in nd.input]
+    return gd
+
+
+class _Partition:
+    """A registered subgraph: its compiled plan and what a run feeds and returns."""
+
+    def __init__(self, graph, plan, trace):
+        self.graph, self.plan, self.trace = graph, plan, trace
+        self._device_of = lambda op: op._device   # imported ops keep their full device names
+
+
+class TaskService:
+    """The state and the entry points of one task (/job:j/replica:0/task:i) in its own process."""
+
+    def __init__(self, cluster, job, index):
+        self.cluster = ClusterSpec(cluster)
+        self.job, self.index = job, index
+        self.name = ray_env.task_name(job, index)
+        # Shared by every partition and every client session: a ps variable lives here by name.
+        self.variables = VariableStore()
+        self.resources = {}
+        self.partitions = {}
+        self.rendezvous = Rendezvous()
+        self._peers = {}
+        self._tls = threading.local()
+        self._stopped = threading.Event()
+
+    def describe(self):
+        """(cluster as a dict, job, task index, process id)."""
+        return self.cluster.as_dict(), self.job, self.index, os.getpid()
+
+    def register(self, key, graph_def, feed_names, fetch_names, private_attrs, modules, trace):
+        """Import and compile one partition once; runs then name it by key."""
+        for name in modules:
+            # The modules defining the partition's op types (as TF loads op libraries on a worker).
+            importlib.import_module(name)
+        graph = Graph()
+        with graph.as_default():
+            import_graph_def(_importable(graph_pb2.GraphDef.FromString(graph_def)), name="")
+        feed_names = [_local_name(n) for n in feed_names]
+        by_name = graph._ops_by_name
+        for op_name, attrs in private_attrs.items():
+            by_name[op_name]._attrs.update(attrs)   # Python values (a py_func's function)
+        ctx = _Context(graph, self)
+        ctx.variables, ctx.resources, ctx.task = self.variables, self.resources, self
+        fed = [graph.get_tensor_by_name(n) for n in feed_names]
+        # Every op of the partition runs, except the client's _Recv nodes whose values are fed.
+        targets = [op for op in graph._ops if not (op._type == "_Recv" and op._attrs.get("client_terminated"))]
+        targets += [graph.get_tensor_by_name(n) for n in fetch_names]
+        plan = compile_plan(targets, fed, ctx, trace=trace)
+        self.partitions[key] = _Partition(graph, plan, trace)
+        return True
+
+    def forget(self, prefix):
+        """Drop the partitions a closed client session registered."""
+        for key in [k for k in self.partitions if k.startswith(prefix)]:
+            del self.partitions[key]
+
+    def run(self, key, step, feeds, timeout_ms, options):
+        """Run one partition for one step: ("ok", fetched values, RunMetadata bytes) or ("error", ...)."""
+        part = self.partitions[key]
+        self._tls.step = step
+        try:
+            if timeout_ms > 0:
+                with run_deadline.within(timeout_ms):
+                    return self._run(part, feeds, options)
+            return self._run(part, feeds, options)
+        except Exception as e:  # noqa: BLE001 - every failure goes back to the client as TF's error
+            err = translate_error(e, part.plan) if not isinstance(e, errors.OpError) or e.op is None else e
+            if err is None:
+                err = e if isinstance(e, errors.OpError) else errors.InternalError(
+                    None, None, "%s: %s" % (type(e).__name__, e))
+            # The step failed here: receivers of this step on this task give up too.
+            self.rendezvous.abort(step, errors.CancelledError(None, None, "Step %d was cancelled" % step))
+            message = err.message.split("\n\t [[node ")[0]
+            return ("error", type(err).__name__, message, err.op.name if err.op is not None else None,
+                    self.name)
+
+    def _run(self, part, feeds, options):
+        feeds = [v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for v in feeds]
+        if not part.trace:
+            with np.errstate(all="ignore"):
+                out = part.plan.fn(feeds, self.variables, None)
+            return ("ok", list(out), None)
+        rec = _Recorder()
+        wall0, perf0 = time.time(), rec.t0
+        with np.errstate(all="ignore"):
+            out = part.plan.fn(feeds, self.variables, rec)
+        meta = config_pb2.RunMetadata()
+        fill_run_metadata(part, part.plan, rec, meta, config_pb2.RunOptions.FromString(options), wall0, perf0)
+        return ("ok", list(out), meta.SerializeToString())
+
+    # ---------------------------------------------------------------- transfers
+    def send(self, recv_device, key, value):
+        """Deliver value to the task of recv_device for the step running on this thread."""
+        step = self._tls.step
+        job, index = ray_env.task_of_device(recv_device)
+        if job == self.job and index == self.index:
+            self.rendezvous.deliver(step, key, value)
+            return
+        self._peer(job, index).deliver.remote(step, key, value)
+
+    def receive(self, key):
+        """The value sent under key in this thread's step (blocks until it arrives)."""
+        value = self.rendezvous.receive(self._tls.step, key, self.name)
+        if isinstance(value, np.ndarray) and not value.flags.writeable:
+            value = value.copy()    # object-store buffers are read-only; kernels may update in place
+        return value
+
+    def deliver(self, step, key, value):
+        """Called by a peer's _Send."""
+        self.rendezvous.deliver(step, key, value)
+
+    def abort(self, step, message):
+        """The client gave the step up: wake its receivers with CancelledError."""
+        self.rendezvous.abort(step, errors.CancelledError(None, None, message))
+
+    def _peer(self, job, index):
+        handle = self._peers.get((job, index))
+        if handle is None:
+            ray = ray_env.ray_module()
+            handle = ray_env.find_actor(ray, self.cluster.task_address(job, index))
+            if handle is None:
+                raise errors.UnavailableError(None, None, "Task %s is not running (no tf.train.Server "
+                                              "serves it)" % ray_env.task_name(job, index))
+            self._peers[(job, index)] = handle
+        return handle
+
+    # ---------------------------------------------------------------- lifetime
+    def join(self, timeout_s):
+        """Wait up to timeout_s for stop(); True once stopped."""
+        return self._stopped.wait(timeout_s)
+
+    def stop(self):
+        """Ask joiners to return (the actor itself ends when its owner exits or it is killed)."""
+        self._stopped.set()
