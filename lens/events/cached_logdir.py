@@ -151,7 +151,6 @@ class CachingWatcher(LogdirWatcher):
             return
         if self.cache.save(name, {"files": files, "store": store, "samples": self.samples}):
             self._saved[name] = marks
-            _trim()
 
     def _relieve(self):
         """Over the memory cap: move every run's RAM points to the cache's column files."""

@@ -12,6 +12,8 @@ import uuid
 
 import numpy as np
 
+from lens.events.summary import block_summary
+
 _COLUMNS = ("step", "wall", "value")
 
 
@@ -41,18 +43,19 @@ def _crc(path):
 class Chunk:
     """One Arrow IPC file of a series: `n` points, values of `dtype`."""
 
-    __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step")
+    __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step", "summary")
 
-    def __init__(self, path, n, dtype, size, crc, first_step, last_step):
+    def __init__(self, path, n, dtype, size, crc, first_step, last_step, summary):
         self.path, self.n, self.dtype = path, int(n), np.dtype(dtype)
         self.size, self.crc = int(size), int(crc)
         self.first_step, self.last_step = int(first_step), int(last_step)
+        self.summary = summary  # summary.block_summary of the values
 
     def entry(self):
         """What a cache state file keeps of the chunk (plain values only)."""
         return {"file": os.path.basename(self.path), "n": self.n, "dtype": self.dtype.str,
                 "size": self.size, "crc": self.crc, "first": self.first_step,
-                "last": self.last_step}
+                "last": self.last_step, "summary": self.summary}
 
     @classmethod
     def from_entry(cls, folder, entry, verify=True):
@@ -60,9 +63,15 @@ class Chunk:
         try:
             chunk = cls(os.path.join(folder, os.path.basename(str(entry["file"]))), entry["n"],
                         entry["dtype"], entry["size"], entry["crc"], entry["first"],
-                        entry["last"])
+                        entry["last"], entry["summary"])
+            blocks = -(-chunk.n // 1024) if chunk.n else 0
+            if not isinstance(chunk.summary, dict) or any(
+                    not isinstance(chunk.summary.get(k), np.ndarray) or len(chunk.summary[k]) != blocks
+                    for k in ("min", "min_at", "max", "max_at", "nan_at")):
+                raise ValueError("bad summary")
         except (KeyError, TypeError, ValueError) as exc:
-            raise ChunkError("chunk entry %r is malformed (%s)" % (entry, exc)) from None
+            raise ChunkError("chunk entry for %r is malformed (%s)" % (entry.get("file")
+                             if isinstance(entry, dict) else entry, exc)) from None
         if chunk.dtype not in (np.float32, np.float64):
             raise ChunkError("chunk %s has value type %s" % (chunk.path, chunk.dtype))
         try:
@@ -115,7 +124,8 @@ def write_chunk(folder, steps, walls, values):
         _remove(tmp)
         raise
     return Chunk(path, len(steps), values.dtype, os.path.getsize(path), _crc(path),
-                 steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0)
+                 steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0,
+                 block_summary(values))
 
 
 def _remove(path):

@@ -15,6 +15,7 @@ from lens.events.cached_logdir import CachingWatcher
 from lens.events.logdir import parse_samples
 from lens.events.plugin_data import PluginDataMixin
 from lens.events.series import downsample
+from lens.events.summary import MIN_POINTS, downsample_summarized
 
 log = logging.getLogger("lens.events")
 
@@ -161,6 +162,9 @@ class DataProvider(PluginDataMixin):
             series = self._store(run).scalars.get(tag)
             if series is None:
                 raise NotFound("run %r has no scalar tag %r" % (run, tag))
+            quick = self._summarized(series, max_points, step_range)
+            if quick is not None:
+                return quick
             steps, walls, vals = series.arrays()
             if step_range is not None:
                 lo, hi = step_range
@@ -171,6 +175,25 @@ class DataProvider(PluginDataMixin):
                 keep = downsample(steps, walls, vals, int(max_points))
                 return steps[keep], walls[keep], vals[keep].astype(np.float64)
             return steps.copy(), walls.copy(), vals.astype(np.float64)
+
+    @staticmethod
+    def _summarized(series, max_points, step_range):
+        """scalars() for a long range of a series kept in one column file: the downsampled
+        points found from its block summary (the same points), or None."""
+        if max_points is None or series.n < MIN_POINTS:
+            return None
+        found = series.summarized()
+        if found is None:
+            return None
+        steps, values, summary = found
+        lo, hi = step_range if step_range is not None else (None, None)
+        a = 0 if lo is None else int(np.searchsorted(steps, lo, side="left"))
+        b = len(steps) if hi is None else int(np.searchsorted(steps, hi, side="right"))
+        if b - a < MIN_POINTS:
+            return None
+        keep = a + downsample_summarized(steps, values, summary, a, b, int(max_points))
+        walls = series.arrays()[1]
+        return steps[keep], walls[keep], values[keep].astype(np.float64)
 
     def histograms(self, run, tag):
         """[(wall_time, step, {'min','max','num','sum','sum_squares','bucket_limit': [..],

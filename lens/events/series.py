@@ -120,6 +120,13 @@ class ScalarSeries:
             parts.append(ram)
         return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
+    def summarized(self):
+        """(steps, values, block summary) when every point lives in one chunk, else None."""
+        if len(self._chunks) != 1 or self._m:
+            return None
+        steps, _, values = self._chunks[0].columns()
+        return steps, values, self._chunks[0].summary
+
     def nbytes(self):
         """Bytes held in RAM."""
         return self._steps.nbytes + self._walls.nbytes + self._values.nbytes

@@ -1,0 +1,61 @@
+"""Downsampling from block summaries picks exactly the points that reading every one picks."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from lens.events.provider import DataProvider
+from lens.events.series import downsample
+from lens.events.summary import MIN_POINTS, block_summary, downsample_summarized
+from tests.events.loading_helpers import tb_scalar_event, write_events
+
+_SPECIAL = [np.nan, np.inf, -np.inf, 0.0, 1.0, -1.0]
+
+
+@st.composite
+def _series(draw):
+    n = draw(st.integers(64, 1500))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    steps = np.sort(rng.integers(0, draw(st.sampled_from([n // 4 + 1, 5 * n])), n)).astype(np.int64)
+    values = rng.normal(size=n).round(draw(st.sampled_from([0, 1, 6])))
+    for _ in range(draw(st.integers(0, 30))):  # NaN, inf runs, ties
+        at = int(rng.integers(0, n))
+        values[at:at + int(rng.integers(1, 200))] = _SPECIAL[int(rng.integers(0, len(_SPECIAL)))]
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    return steps, values.astype(dtype)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_series(), st.sampled_from([2, 4, 8, 16]), st.integers(4, 40), st.data())
+def test_same_points_as_reading_every_one(series, block, max_points, data):
+    steps, values = series
+    n = len(steps)
+    a = data.draw(st.integers(0, n // 3))
+    b = data.draw(st.integers(2 * n // 3, n))
+    summary = block_summary(values, block)
+    got = downsample_summarized(steps, values, summary, a, b, max_points, block=block)
+    want = downsample(steps[a:b], None, values[a:b], max_points)
+    assert got.tolist() == want.tolist()
+
+
+def test_block_summary_fields():
+    values = np.array([3.0, np.nan, 1.0, 1.0, np.nan, np.nan, 7.0, -2.0, np.nan, np.nan])
+    s = block_summary(values, 4)
+    assert s["min"].tolist() == [1.0, -2.0, np.inf] and s["min_at"].tolist() == [2, 7, -1]
+    assert s["max"].tolist() == [3.0, 7.0, -np.inf] and s["max_at"].tolist() == [0, 6, -1]
+    assert s["nan_at"].tolist() == [1, 4, 8]
+
+
+def test_the_provider_serves_a_long_cached_series_from_its_summary(tmp_path):
+    n = MIN_POINTS + 5000
+    steps = np.arange(n)
+    vals = np.sin(steps * 0.001) + (steps % 977 == 0) * 5.0
+    events = [tb_scalar_event("x", int(s), float(v), 1000.0 + s) for s, v in zip(steps, vals)]
+    write_events(str(tmp_path / "logs" / "r" / "events.out.tfevents.1.x"), events)
+    plain = DataProvider(str(tmp_path / "logs"), reload_interval=0)
+    plain.reload()
+    cached = DataProvider(str(tmp_path / "logs"), reload_interval=0, cache_dir=str(tmp_path / "c"))
+    cached.reload()
+    assert cached._watcher.stores["r"].scalars["x"].summarized() is not None
+    for kw in ({"max_points": 1000}, {"max_points": 37, "step_range": (1000, n - 2000)}):
+        got, want = cached.scalars("r", "x", **kw), plain.scalars("r", "x", **kw)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want)) and len(got[0]) > 30
