@@ -28,7 +28,21 @@ NN_EXTRA = {
     "depth_to_space": "lens.ops.array_extra.depth_to_space",
     "space_to_depth": "lens.ops.array_extra.space_to_depth",
 }
-IMAGE_EXTRA = {}
+_IC, _IK, _IB, _IQ = ("lens.ops.image_codecs.", "lens.ops.image_color.", "lens.ops.image_boxes.",
+                      "lens.ops.image_quality.")
+IMAGE_EXTRA = {
+    **{n: _IC + n for n in ("decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image",
+                            "decode_and_crop_jpeg", "encode_png", "encode_jpeg", "extract_jpeg_shape", "is_jpeg")},
+    **{n: _IK + n for n in ("rgb_to_hsv", "hsv_to_rgb", "adjust_hue", "adjust_saturation", "adjust_gamma",
+                            "rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb", "grayscale_to_rgb", "rot90",
+                            "total_variation", "psnr", "sobel_edges", "image_gradients", "random_brightness",
+                            "random_contrast", "random_hue", "random_saturation", "random_flip_left_right",
+                            "random_flip_up_down", "random_crop", "adjust_jpeg_quality", "random_jpeg_quality")},
+    **{n: _IB + n for n in ("non_max_suppression", "non_max_suppression_with_scores", "non_max_suppression_padded",
+                            "non_max_suppression_overlaps", "combined_non_max_suppression", "draw_bounding_boxes",
+                            "crop_and_resize", "sample_distorted_bounding_box")},
+    **{n: _IQ + n for n in ("ssim", "ssim_multiscale", "extract_image_patches", "extract_patches",
+                            "resize_image_with_pad")}}
 MATH_EXTRA = {n: "lens.ops.complex_ops." + n for n in ("real", "imag", "conj", "angle")}
 _ns.nn._extra.update(NN_EXTRA)
 _ns.math._extra.update(MATH_EXTRA)
@@ -38,4 +52,6 @@ _ns.image._extra.update(IMAGE_EXTRA)
 fft, ifft, fft2d, ifft2d, fft3d, ifft3d = (signal.fft, signal.ifft, signal.fft2d, signal.ifft2d, signal.fft3d,
                                            signal.ifft3d)
 fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
+from lens.ops.image_color import random_crop  # noqa: E402,F401
+from lens.ops.image_quality import extract_image_patches  # noqa: E402,F401
 from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,F401,A004
