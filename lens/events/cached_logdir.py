@@ -64,12 +64,16 @@ class CachingWatcher(LogdirWatcher):
         self._saved = {}  # run -> reader offsets at the last save
         self._cap_said = False
         self.records_parsed = 0  # records parsed by this process (not taken from the cache)
+        self._damaged = set()  # runs whose column files failed to read: reset on next reload
 
     # ---- reading ------------------------------------------------------------------------
     def _read_run(self, name):
         run = self._runs[name]
         if any(r.shrank for r in run.readers.values()):
             self._reset(name, run, "a file shrank")
+        elif name in self._damaged:
+            self._reset(name, run, "its column files in the cache dir could not be read")
+        self._damaged.discard(name)
         if self.chunk:
             for reader in run.readers.values():
                 reader.chunk = self.chunk
@@ -79,6 +83,13 @@ class CachingWatcher(LogdirWatcher):
         super()._read_run(name)
         if self.cache is not None and self.cache.usable:
             self._save(name, run)
+
+    def damaged(self, name):
+        """A column file of run `name` could not be read: read the run again on next reload."""
+        if name not in self._damaged:
+            self._damaged.add(name)
+            log.warning("run %s: a column file in the cache dir cannot be read; the run is read "
+                        "again from its event files on the next reload", name)
 
     def _reset(self, name, run, why):
         """Forget what was read of the run; read every file of it again from the start."""

@@ -12,6 +12,7 @@ import numpy as np
 
 from lens.events import values as V
 from lens.events.cached_logdir import CachingWatcher
+from lens.events.colstore import ChunkError
 from lens.events.logdir import parse_samples
 from lens.events.plugin_data import PluginDataMixin
 from lens.events.series import downsample
@@ -158,6 +159,13 @@ class DataProvider(PluginDataMixin):
         step_range=(lo, hi) restricts to lo <= step <= hi before downsampling."""
         if max_points is not None and int(max_points) < 1:
             raise ValueError("max_points must be a positive number of points, got %r" % (max_points,))
+        try:
+            return self._scalars(run, tag, max_points, step_range)
+        except ChunkError:  # a column file went bad under the board: read the run again
+            self._watcher.damaged(run)
+            raise
+
+    def _scalars(self, run, tag, max_points, step_range):
         with self._lock:
             series = self._store(run).scalars.get(tag)
             if series is None:

@@ -225,3 +225,14 @@ def test_series_spilled_in_many_chunks_read_back_whole(tmp_path):
     assert _dump(provider) == _dump(_load(logdir))
     steps = provider.scalars("a", "loss")[0]
     assert np.array_equal(steps, np.arange(420))
+
+
+def test_a_column_file_lost_under_a_running_board_makes_its_run_read_again(tmp_path):
+    logdir, cache = _logdir(tmp_path), str(tmp_path / "cache")
+    provider = _load(logdir, cache)
+    for path in _chunk_paths(cache, "a"):
+        os.remove(path)
+    with pytest.raises(ValueError, match="cannot be read|is missing"):
+        provider.scalars("a", "loss")
+    provider.reload()
+    assert _dump(provider) == _dump(_load(logdir))
