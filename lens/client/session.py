@@ -10,6 +10,7 @@ from lens.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from lens.client.fetches import fetch_key as _fetch_key
 from lens.client.plan import RegionCompiler, VariableStore, compile_plan, translate_error
+from lens.client import fp_errors
 from lens.client import eager_runtime as _eager_runtime  # noqa: F401 - registers the eager executor
 from lens.framework.eager import EagerGraph
 from lens.framework.default_session import _default_session_stack, get_default_session  # noqa: F401 - tf.get_default_session
@@ -30,27 +31,12 @@ def register_run_interceptor(fn):
     _RUN_INTERCEPTOR[:] = [fn] if fn is not None else []
 
 
-_TARGET_RUNTIMES = {}  # target prefix -> factory(session, target); lens.distributed fills "grpc://"
-
-
-def register_target_runtime(prefix, factory):
-    """Run sessions whose target starts with prefix through factory(session, target): an object with
-    run(fetches, feed_dict, options, run_metadata), placer() and close()."""
-    _TARGET_RUNTIMES[prefix] = factory
-
-
-def _target_runtime(session, target):
-    """The runtime serving a non-local target (TF's session factories), or InvalidArgumentError."""
-    if isinstance(target, bytes):
-        target = target.decode()
-    for prefix, factory in _TARGET_RUNTIMES.items():
-        if isinstance(target, str) and target.startswith(prefix):
-            return factory(session, target)
-    raise errors.InvalidArgumentError(
-        None, None, "No session factory registered for the given session options: {target: %r} "
-        "Registered factories are {DIRECT_SESSION%s}. Use target '' for this process, or a "
-        "tf.train.Server's .target ('grpc://host:port') with lens.distributed loaded."
-        % (target, "".join(", " + p for p in sorted(_TARGET_RUNTIMES))))
+def _plain(session):
+    """True when run() with no options may go straight to a cached plan: no config timeout and
+    no other runtime (a cluster target) deciding how this session's runs go."""
+    config = session._config
+    return getattr(session, "_remote", None) is None and not (
+        config is not None and config.operation_timeout_in_ms > 0)
 
 
 def _debug_runner():
@@ -136,7 +122,7 @@ class _FetchMapper:
 class _Feed:
     """One fed tensor: its placeholder-style checks and conversion."""
 
-    __slots__ = ("tensor", "np_dtype", "shape", "check_shape")
+    __slots__ = ("tensor", "np_dtype", "shape", "check_shape", "float_target")
 
     def __init__(self, tensor):
         self.tensor = tensor
@@ -144,8 +130,15 @@ class _Feed:
         self.shape = tensor.shape.as_tuple()
         self.check_shape = self.shape is not None and any(d is not None for d in self.shape) \
             or (self.shape == ())
+        self.float_target = self.np_dtype is not np.object_ and np.dtype(self.np_dtype).kind == "f"
 
     def convert(self, value):
+        t = type(value)
+        if t is float and self.float_target:
+            arr = np.array(value, self.np_dtype)    # what asarray then astype would give
+            return arr if not self.check_shape or self.shape == () else self._check_shape(arr)
+        if t is np.ndarray and value.dtype == self.np_dtype:
+            return value if not self.check_shape else self._check_shape(value)
         if isinstance(value, Tensor):
             raise TypeError("The value of a feed cannot be a tf.Tensor object (feeding %s). "
                             "Acceptable feed values include Python scalars, strings, lists, "
@@ -172,12 +165,14 @@ class _Feed:
             except (ValueError, TypeError):
                 raise ValueError("Cannot feed value %r to tensor %r: it does not convert to %s."
                                  % (value, self.tensor.name, self.tensor.dtype.base_dtype.name)) from None
-        if self.check_shape:
-            shp = arr.shape
-            want = self.shape
-            if len(shp) != len(want) or any(w is not None and w != s for w, s in zip(want, shp)):
-                raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                                 % (shp, self.tensor.name, str(self.tensor.shape)))
+        return arr if not self.check_shape else self._check_shape(arr)
+
+    def _check_shape(self, arr):
+        shp = arr.shape
+        want = self.shape
+        if len(shp) != len(want) or any(w is not None and w != s for w, s in zip(want, shp)):
+            raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
+                             % (shp, self.tensor.name, str(self.tensor.shape)))
         return arr
 
 
@@ -239,8 +234,7 @@ class BaseSession(SessionContext):
         self._default_ctx = None
         self._default_graph_ctx = None
         self._run_hooks = []
-        # A cluster target runs its partitions on the tasks' processes (lens.distributed).
-        self._remote = _target_runtime(self, target) if target else None
+        self._plain_runs = self._runs if _plain(self) else {}
 
     graph = property(lambda self: self._graph, doc="The Graph this session runs.")
     sess_str = property(lambda self: self._target, doc="The target string.")
@@ -259,8 +253,6 @@ class BaseSession(SessionContext):
         """Release the session's state; further runs raise RuntimeError."""
         self._closed = True
         self._runs.clear()
-        if self._remote is not None:
-            self._remote.close()
         # Kernels blocked on session resources (queues) must wake and fail with CancelledError.
         for resource in list(self._ctx.resources.values()):
             on_close = getattr(resource, "on_session_close", None)
@@ -279,6 +271,13 @@ class BaseSession(SessionContext):
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Run the ops needed for fetches; returns values in the fetches' structure."""
+        if options is None and not _RUN_INTERCEPTOR:
+            # A signature already run plainly: straight to its plan. _plain_runs is _runs itself
+            # when nothing else (a config timeout, a cluster target) decides how runs go, else
+            # always empty; close() clears it. Keys with structured feeds never match here.
+            compiled = self._plain_runs.get((_fetch_key(fetches), tuple(feed_dict) if feed_dict else ()))
+            if compiled is not None:
+                return self._execute(compiled, feed_dict, None)
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         timeout_ms = (options.timeout_in_ms if options is not None else 0) or (
@@ -290,8 +289,6 @@ class BaseSession(SessionContext):
         if feed_dict and any(type(k) is not Tensor and isinstance(k, (tuple, list, SparseTensor))
                              for k in feed_dict):
             feed_dict = _flatten_feeds(feed_dict)
-        if self._remote is not None:
-            return self._remote.run(fetches, feed_dict, options, run_metadata)
         if options is not None:
             debug = getattr(options, "debug_options", None)
             if debug is not None and len(debug.debug_tensor_watch_opts):
@@ -325,14 +322,16 @@ class BaseSession(SessionContext):
             vals = [feed.convert(feed_dict[k]) for feed, k in zip(compiled.feeds, compiled.feed_keys)]
         else:
             vals = ()
+        quiet = fp_errors.ignore()  # TF kernels give inf/nan silently; so do we
         try:
-            with np.errstate(all="ignore"):  # TF kernels give inf/nan silently; so do we
-                out = compiled.plan.fn(vals, self._ctx.variables, hook)
+            out = compiled.plan.fn(vals, self._ctx.variables, hook)
         except Exception as e:  # noqa: BLE001 - re-raised as the TF error class
             err = translate_error(e, compiled.plan)
             if err is None:
                 raise
             raise err.with_traceback(None) from None
+        finally:
+            fp_errors.restore(quiet)
         return compiled.build([_fetched(v) for v in out])
 
     def _compile(self, fetches, feed_dict, watch, trace=False):
@@ -362,8 +361,7 @@ class BaseSession(SessionContext):
         """Assign devices to ops added since the last run (raises TF's placement errors)."""
         if self._placer is None:
             from lens.framework.devices import Placer
-            self._placer = self._remote.placer() if self._remote is not None else \
-                Placer(self._graph, self._config)
+            self._placer = Placer(self._graph, self._config)
         self._placer.place_new_ops()
 
     def _maybe_parallel(self, plan, targets, fed, trace):
