@@ -29,8 +29,9 @@ _HANDED_OVER = weakref.WeakValueDictionary()
 
 
 def hand_over(arr):
-    """Mark a freshly made array no one else holds as adoptable by Assign; returns it."""
-    if isinstance(arr, np.ndarray) and arr.base is None and arr.flags.owndata:
+    """Mark a freshly made array no one else holds as adoptable by Assign; returns it. A read-only view
+    (RestoreV2's view of a mapped checkpoint file) is adoptable too: in-place updaters copy views first."""
+    if isinstance(arr, np.ndarray) and ((arr.base is None and arr.flags.owndata) or not arr.flags.writeable):
         _HANDED_OVER[id(arr)] = arr
     return arr
 

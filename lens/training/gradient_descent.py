@@ -14,6 +14,8 @@ def _make_apply_gd(op, ctx):
 
     def apply(alpha, delta):
         var = store[name]
+        if var.base is not None:
+            var = store[name] = np.array(var, copy=True)     # a view (a restored checkpoint's) is not ours
         var.flags.writeable = True
         # var -= alpha * delta; the product goes to a reused per-thread buffer (same values)
         step = np.multiply(delta, alpha, dtype=var.dtype,

@@ -51,8 +51,9 @@ def crc_of_array(arr):
 class Checksums:
     """Compute CRCs of large arrays in a worker thread; result(key) waits for one."""
 
-    def __init__(self):
+    def __init__(self, workers=1):
         self._pool = None
+        self._workers = workers
         self._pending = {}
 
     def submit(self, key, arr):
@@ -60,7 +61,7 @@ class Checksums:
             self._pending[key] = crc_of_array(arr)
             return
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lens-crc")
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="lens-crc")
         self._pending[key] = self._pool.submit(crc_of_array, arr)
 
     def submit_value(self, key, crc):
