@@ -1,10 +1,14 @@
 // Embedding projector: a run's embeddings projected to 2D/3D (PCA on the server in NumPy, t-SNE
 // or UMAP when installed), coloured and labelled by a metadata column, searched by regex; a
-// clicked point lists its nearest neighbours (cosine, over the full tensor) and its sprite image.
+// clicked point lists its nearest neighbours (cosine, over the full tensor) and its sprite image;
+// 2D views draw the sprites as the points (proj_sprites.js); bookmarks save and restore named
+// views (proj_bookmarks.js).
 "use strict";
 
 (function () {
   const C = window.lensCharts;
+  const B = window.lensProjBookmarks;
+  const SP = window.lensProjSprites;
   const ROUTE = "/data/plugin/projector";
   const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
     "#7f7f7f", "#bcbd22", "#17becf"];
@@ -130,15 +134,34 @@
     const columns = state.meta ? state.meta.columns.map((c, i) => [String(i), c]) : [];
     fillSelect(el.colorBy, [["", "(none)"]].concat(columns), ctx.getState("color"));
     fillSelect(el.labelBy, [["", "(index)"]].concat(columns), ctx.getState("label") || (columns.length ? "0" : ""));
+    state.spriteImage = null;
+    el.spritesBox.hidden = true;
     if (info.sprite && info.sprite.imagePath) loadSprite(q, info.sprite);
+    el.bookmarks.reload();
     await project();
   }
 
   function loadSprite(q, sprite) {
     const img = new Image();
-    img.onload = () => { state.spriteImage = img; state.spriteDim = sprite.singleImageDim || [0, 0]; };
+    img.onload = () => {
+      if (state.spriteSrc !== img.src) return;  // another tensor was chosen meanwhile
+      state.spriteImage = img;
+      state.spriteDim = sprite.singleImageDim || [0, 0];
+      el.spritesBox.hidden = false;
+      drawSprites();
+    };
     img.src = ROUTE + "/sprite_image?" + q;
-    state.spriteImage = null;
+    state.spriteSrc = img.src;
+  }
+
+  // The sprites over a 2D chart when asked for (and the sheet is loaded), else nothing.
+  function drawSprites() {
+    const two = state.points && state.points.length && state.points[0].length === 2;
+    if (two && el.sprites.checked && state.spriteImage && el.plot._fullLayout) {
+      SP.draw(el.plot, state.points, state.spriteImage, state.spriteDim);
+    } else {
+      SP.clear(el.plot);
+    }
   }
 
   async function project() {
@@ -160,7 +183,7 @@
       return;
     }
     el.status.textContent = "";
-    draw();
+    await draw();
   }
 
   function labelOf(i) {
@@ -216,7 +239,7 @@
     }
     const layout = C.baseLayout({height: 520, hovermode: "closest", uirevision: el.run.value + el.tensor.value,
       margin: {l: 30, r: 10, t: 10, b: 30}});
-    C.plotlyReady().then((Plotly) => Plotly.react(el.plot, data, layout, C.PLOT_CONFIG)).then(() => {
+    return C.plotlyReady().then((Plotly) => Plotly.react(el.plot, data, layout, C.PLOT_CONFIG)).then(() => {
       el.root.dataset.points = String(n);
       el.root.dataset.dims = three ? "3" : "2";
       if (!el.plot.dataset.bound) {
@@ -225,7 +248,10 @@
           const p = ev.points && ev.points[0];
           if (p && p.curveNumber === 0) select(p.pointNumber);
         });
+        // Zoom, pan and resizes move the points: the sprites follow.
+        el.plot.on("plotly_afterplot", drawSprites);
       }
+      drawSprites();
     }).catch((e) => { el.status.textContent = e.message; });
   }
 
@@ -264,7 +290,7 @@
     }));
     el.root.dataset.selected = String(i);
     drawSprite(i);
-    draw();
+    return draw();
   }
 
   // Point i's image from the sprite sheet (row-major tiles of single_image_dim) into canvas.
@@ -287,6 +313,82 @@
 
   function drawSprite(i) {
     el.sprite.hidden = !paintSprite(el.sprite, i, Math.max(64, (state.spriteDim || [0])[0]));
+  }
+
+  // ---- bookmarks: the view as TensorBoard's State, plus what plotly needs ------------------
+  function bookmarkKey() {
+    return el.run.value && el.tensor.value ? el.run.value + "\t" + el.tensor.value : null;
+  }
+  function columnName(select) {
+    return state.meta && select.value !== "" ? state.meta.columns[Number(select.value)] : "";
+  }
+  function camera() {
+    const L = el.plot._fullLayout;
+    if (!L) return {};
+    if (el.root.dataset.dims === "3" && L.scene && L.scene.camera) {
+      return {camera: JSON.parse(JSON.stringify(L.scene.camera))};
+    }
+    return L.xaxis ? {xRange: L.xaxis.range.slice(), yRange: L.yaxis.range.slice()} : {};
+  }
+  function captureView(label) {
+    const view = Object.assign({run: el.run.value, tensor: el.tensor.value,
+      dims: el.dimsSel.value, search: el.search.value}, camera());
+    const cam = view.camera;
+    return {
+      label, isSelected: false, selectedProjection: el.method.value,
+      selectedColorOptionName: columnName(el.colorBy),
+      selectedLabelOption: columnName(el.labelBy),
+      selectedPoints: state.selected >= 0 ? [state.selected] : [],
+      cameraDef: {orthographic: el.dimsSel.value === "2",
+        position: cam ? [cam.eye.x, cam.eye.y, cam.eye.z] : [0, 0, 1],
+        target: cam ? [cam.center.x, cam.center.y, cam.center.z] : [0, 0, 0], zoom: 1},
+      lens: view,
+    };
+  }
+  function pickColumn(select, name) {
+    if (typeof name !== "string") return;
+    const at = state.meta ? state.meta.columns.indexOf(name) : -1;
+    if (at >= 0) select.value = String(at);
+    else if (name === "") select.value = "";
+  }
+  function usable(select, value) {
+    return [...select.options].some((o) => o.value === value && !o.disabled);
+  }
+  async function applyView(b) {
+    const v = b.lens || {};
+    if (v.run && v.run !== el.run.value && usable(el.run, v.run)) {
+      el.run.value = v.run;
+      await loadRun();
+    }
+    if (v.tensor && v.tensor !== el.tensor.value && usable(el.tensor, v.tensor)) {
+      el.tensor.value = v.tensor;
+      await loadTensor();
+    }
+    if (usable(el.method, b.selectedProjection)) el.method.value = b.selectedProjection;
+    const dims = v.dims || (b.cameraDef ? (b.cameraDef.orthographic ? "2" : "3") : el.dimsSel.value);
+    if (usable(el.dimsSel, dims)) el.dimsSel.value = dims;
+    pickColumn(el.colorBy, b.selectedColorOptionName);
+    pickColumn(el.labelBy, b.selectedLabelOption);
+    ctx.setState("color", el.colorBy.value);
+    ctx.setState("label", el.labelBy.value);
+    el.search.value = typeof v.search === "string" ? v.search : "";
+    state.selected = -1;
+    await project();
+    const n = state.points ? state.points.length : 0;
+    const picked = (b.selectedPoints || []).find((i) => Number.isInteger(i) && i >= 0 && i < n);
+    if (picked !== undefined) await select(picked);
+    const Plotly = window.Plotly;
+    if (Plotly && v.camera && el.root.dataset.dims === "3") {
+      await Plotly.relayout(el.plot, {"scene.camera": v.camera});
+    } else if (Plotly && v.xRange && v.yRange && el.root.dataset.dims === "2") {
+      await Plotly.relayout(el.plot, {"xaxis.range": v.xRange, "yaxis.range": v.yRange});
+    }
+    el.root.dataset.bookmark = b.label || "";
+  }
+  async function serverBookmarks() {
+    if (!embedding().bookmarksPath) return [];
+    const q = new URLSearchParams({run: el.run.value, name: el.tensor.value});
+    return (await fetchBytes(ROUTE + "/bookmarks?" + q)).json();
   }
 
   function build(container) {
@@ -335,7 +437,19 @@
     el.sprite.hidden = true;
     el.neighbours = document.createElement("ol");
     el.neighbours.className = "proj-neighbours";
-    side.append(el.selected, el.sprite, el.neighbours);
+    el.sprites = document.createElement("input");
+    el.sprites.type = "checkbox";
+    el.sprites.className = "proj-sprites";
+    el.sprites.checked = ctx.getState("sprites") !== "0";
+    el.spritesBox = C.labelled("Sprites as points (2D)", el.sprites);
+    el.spritesBox.hidden = true;
+    el.sprites.addEventListener("change", () => {
+      ctx.setState("sprites", el.sprites.checked ? undefined : "0");
+      drawSprites();
+    });
+    el.bookmarks = B.panel({key: bookmarkKey, capture: captureView, apply: applyView,
+      serverList: serverBookmarks});
+    side.append(el.spritesBox, el.bookmarks.root, el.selected, el.sprite, el.neighbours);
     body.append(el.plot, side);
     el.root = document.createElement("div");
     el.root.className = "proj-root";
