@@ -137,7 +137,15 @@ linalg = LazyNamespace("linalg", ["lens.ops.linalg"], {
         ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("tensordot", "tensordot"),
         ("inv", "matrix_inverse"), ("det", "matrix_determinant"), ("cholesky", "cholesky")]},
     "einsum": "lens.ops.linalg_einsum.einsum",
-    "qr": "lens.ops.special_ops.qr", "svd": "lens.ops.special_ops.svd"})
+    "qr": "lens.ops.special_ops.qr", "svd": "lens.ops.special_ops.svd",
+    **{n: "lens.ops.linalg_solve." + f for n, f in [
+        ("adjoint", "adjoint"), ("cholesky_solve", "cholesky_solve"), ("cross", "cross"), ("eigh", "self_adjoint_eig"),
+        ("eigvalsh", "self_adjoint_eigvals"), ("expm", "expm"), ("logdet", "logdet"), ("lstsq", "lstsq"),
+        ("matrix_rank", "matrix_rank"), ("matvec", "matvec"), ("normalize", "normalize"), ("pinv", "pinv"),
+        ("slogdet", "slogdet"), ("solve", "matrix_solve"), ("sqrtm", "sqrtm"),
+        ("triangular_solve", "matrix_triangular_solve")]},
+    "global_norm": "lens.ops.clip.global_norm", "l2_normalize": "lens.ops.nn.l2_normalize",
+    "tensor_diag": "lens.ops.init_ops.diag", "tensor_diag_part": "lens.ops.init_ops.diag_part"})
 random = LazyNamespace("random", ["lens.ops.random"])
 layers = LazyNamespace("layers", ["lens.layers"])
 losses = LazyNamespace("losses", ["lens.losses"])
