@@ -50,6 +50,8 @@ _SOURCES = {
     "lens.ops.special_fns": ["betainc", "igamma", "igammac", "lbeta", "zeta"],
     "lens.ops.linalg_solve": ["cholesky_solve", "cross", "matrix_solve", "matrix_solve_ls", "matrix_triangular_solve",
                               "self_adjoint_eig", "self_adjoint_eigvals"],
+    "lens.ops.asserts_extra": ["assert_near", "assert_integer", "assert_scalar", "assert_rank_in",
+                               "assert_same_float_dtype", "assert_proper_iterable"],
     "lens.ops.math_more": ["accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
                            "scalar_mul", "sort", "argsort", "searchsorted", "unique_with_counts", "dynamic_partition",
                            "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"],

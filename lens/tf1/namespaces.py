@@ -169,8 +169,11 @@ io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.
     **{n: "lens.ops.sparse_serialize." + n for n in ("serialize_sparse", "serialize_many_sparse",
                                                      "deserialize_many_sparse")},
     "decode_raw": "lens.ops.string_ops.decode_raw"})
-debugging = LazyNamespace("debugging", ["lens.ops.control_flow"], {
-    "experimental": "lens.dbg.dumping_callback"})
+debugging = LazyNamespace("debugging", ["lens.ops.control_flow", "lens.ops.asserts_extra"], {
+    "experimental": "lens.dbg.dumping_callback",
+    **{n: "lens.ops.logic." + n for n in ("is_finite", "is_inf", "is_nan")},
+    **{n: "lens.ops.math_more." + n for n in ("is_non_decreasing", "is_strictly_increasing")},
+    "is_numeric_tensor": "lens.tf1.compat_names.is_numeric_tensor"})
 saved_model = LazyNamespace("saved_model", ["lens.training.saved_model"])
 pywrap_tensorflow = LazyNamespace("pywrap_tensorflow", ["lens.training.checkpoint_reader"])
 feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
