@@ -10,6 +10,7 @@ import logging
 
 from lens.framework import errors
 from lens.framework.graph import get_default_graph
+from lens.proto import config_pb2
 from lens.training.hooks import (SessionRunArgs, SessionRunContext, SessionRunValues,
                                      StepCounterHook)
 from lens.training.monitored_coordinator import Coordinator
@@ -103,7 +104,6 @@ class _MonitoredSession:
         if self.should_stop():
             raise RuntimeError("Run called even after should_stop requested.")
         context = SessionRunContext(original_args=SessionRunArgs(fetches, feed_dict), session=self._sess)
-        from lens.proto import config_pb2
         options = options if options is not None else config_pb2.RunOptions()
         hook_fetches, feed_dict = self._before_run(context, feed_dict, options)
         run_metadata = run_metadata if run_metadata is not None else config_pb2.RunMetadata()
@@ -111,9 +111,12 @@ class _MonitoredSession:
         # from before this run's train op, as TF1 hooks expect.
         actual = dict(hook_fetches)
         actual["caller"] = fetches
+        # Default options ask for nothing (no trace, no watches, no timeout): the session's plain
+        # path then runs the step, and run_metadata stays empty as it would anyway.
+        plain = options.ByteSize() == 0
         try:
-            outputs = self._sess.run(actual, feed_dict=feed_dict, options=options,
-                                     run_metadata=run_metadata)
+            outputs = self._sess.run(actual, feed_dict=feed_dict, options=None if plain else options,
+                                     run_metadata=None if plain else run_metadata)
         except Exception as e:  # noqa: BLE001 - the stop flag must see every failure
             if not isinstance(e, _CLEAN_END):
                 self._run_error = e
