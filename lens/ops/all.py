@@ -11,7 +11,8 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "special_fns", "math_more", "linalg_solve"]
 
 # The model families of issue 15 (FFTs and complex parts, tf.signal's composites, ...).
-FAMILIES += ["complex_ops", "signal_fft", "signal_ops", "image_codecs", "image_color", "image_boxes", "image_quality"]
+FAMILIES += ["complex_ops", "signal_fft", "signal_ops", "image_codecs", "image_color", "image_boxes", "image_quality",
+             "space_batch", "conv3d", "nn_more"]
 
 # Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
 # definitions register no gradient for these types, so they must be imported for every op to have one.

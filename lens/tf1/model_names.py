@@ -21,12 +21,25 @@ spectral = LazyNamespace("spectral", [], {**{n: _FFT + n for n in _FFT_NAMES},
 manip = LazyNamespace("manip", [], {
     "reshape": "lens.ops.array.reshape", "tile": "lens.ops.array.tile",
     "gather_nd": "lens.ops.indexing.gather_nd", "scatter_nd": "lens.ops.indexing.scatter_nd",
-    "reverse": "lens.ops.indexing.reverse", "roll": "lens.ops.scan_ops.roll"})
+    "reverse": "lens.ops.indexing.reverse", "roll": "lens.ops.scan_ops.roll",
+    "space_to_batch_nd": "lens.ops.space_batch.space_to_batch_nd",
+    "batch_to_space_nd": "lens.ops.space_batch.batch_to_space_nd"})
 
 # Extra tf.nn and tf.image names (spliced into namespaces.nn / namespaces.image).
+_NM, _C3, _SB = "lens.ops.nn_more.", "lens.ops.conv3d.", "lens.ops.space_batch."
 NN_EXTRA = {
     "depth_to_space": "lens.ops.array_extra.depth_to_space",
     "space_to_depth": "lens.ops.array_extra.space_to_depth",
+    "depthwise_conv2d_backprop_filter": "lens.ops.conv.depthwise_conv2d_native_backprop_filter",
+    "depthwise_conv2d_backprop_input": "lens.ops.conv.depthwise_conv2d_native_backprop_input",
+    **{n: _NM + n for n in ("swish", "silu", "zero_fraction", "sufficient_statistics", "normalize_moments",
+                            "weighted_moments", "log_poisson_loss", "compute_average_loss",
+                            "scale_regularization_loss", "batch_norm_with_global_normalization", "approx_max_k",
+                            "approx_min_k", "atrous_conv2d_transpose")},
+    **{n: _C3 + n for n in ("conv3d", "conv3d_transpose", "conv3d_backprop_filter", "conv3d_backprop_filter_v2",
+                            "max_pool3d", "avg_pool3d", "max_pool_v2", "avg_pool_v2", "conv1d_transpose",
+                            "conv_transpose", "convolution", "pool")},
+    "space_to_batch": _SB + "space_to_batch", "with_space_to_batch": _SB + "with_space_to_batch",
 }
 _IC, _IK, _IB, _IQ = ("lens.ops.image_codecs.", "lens.ops.image_color.", "lens.ops.image_boxes.",
                       "lens.ops.image_quality.")
@@ -45,6 +58,8 @@ IMAGE_EXTRA = {
                             "resize_image_with_pad")}}
 MATH_EXTRA = {n: "lens.ops.complex_ops." + n for n in ("real", "imag", "conj", "angle")}
 _ns.nn._extra.update(NN_EXTRA)
+for _k in NN_EXTRA:   # names resolved before this module ran (tf.nn.convolution) take the N-D versions
+    _ns.nn.__dict__.pop(_k, None)
 _ns.math._extra.update(MATH_EXTRA)
 _ns.image._extra.update(IMAGE_EXTRA)
 
@@ -54,4 +69,7 @@ fft, ifft, fft2d, ifft2d, fft3d, ifft3d = (signal.fft, signal.ifft, signal.fft2d
 fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
 from lens.ops.image_color import random_crop  # noqa: E402,F401
 from lens.ops.image_quality import extract_image_patches  # noqa: E402,F401
+from lens.ops.space_batch import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,  # noqa: E402,F401
+                                  space_to_batch, space_to_batch_nd)
+from lens.ops.nn_more import conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402,F401
 from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,F401,A004
