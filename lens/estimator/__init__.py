@@ -3,6 +3,7 @@ estimators and tf.estimator.inputs, as TF1.15 names them."""
 from lens.estimator import export, inputs  # noqa: F401 - tf.estimator.export, tf.estimator.inputs
 from lens.estimator.contrib import DNNEstimator, LinearEstimator
 from lens.estimator.canned.baseline import BaselineClassifier, BaselineRegressor
+from lens.estimator.canned.boosted_trees import BoostedTreesClassifier, BoostedTreesRegressor
 from lens.estimator.canned.dnn import DNNClassifier, DNNRegressor
 from lens.estimator.canned.dnn_linear_combined import DNNLinearCombinedClassifier, DNNLinearCombinedRegressor
 from lens.estimator.canned.linear import LinearClassifier, LinearRegressor
@@ -16,4 +17,4 @@ from lens.estimator.warm_starting import VocabInfo, WarmStartSettings
 __all__ = ["Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "WarmStartSettings", "VocabInfo",
            "inputs", "export", "Exporter", "FinalExporter", "LatestExporter", "BaselineClassifier", "BaselineRegressor", "DNNEstimator", "LinearEstimator", "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
            "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "TrainSpec", "EvalSpec",
-           "train_and_evaluate"]
+           "train_and_evaluate", "BoostedTreesClassifier", "BoostedTreesRegressor"]
