@@ -39,6 +39,29 @@ def _plain(session):
         config is not None and config.operation_timeout_in_ms > 0)
 
 
+_TARGET_RUNTIMES = {}  # target prefix -> factory(session, target); lens.distributed fills "grpc://"
+
+
+def register_target_runtime(prefix, factory):
+    """Run sessions whose target starts with prefix through factory(session, target): an object with
+    run(fetches, feed_dict, options, run_metadata), placer() and close()."""
+    _TARGET_RUNTIMES[prefix] = factory
+
+
+def _target_runtime(session, target):
+    """The runtime serving a non-local target (TF's session factories), or InvalidArgumentError."""
+    if isinstance(target, bytes):
+        target = target.decode()
+    for prefix, factory in _TARGET_RUNTIMES.items():
+        if isinstance(target, str) and target.startswith(prefix):
+            return factory(session, target)
+    raise errors.InvalidArgumentError(
+        None, None, "No session factory registered for the given session options: {target: %r} "
+        "Registered factories are {DIRECT_SESSION%s}. Use target '' for this process, or a "
+        "tf.train.Server's .target ('grpc://host:port') with lens.distributed loaded."
+        % (target, "".join(", " + p for p in sorted(_TARGET_RUNTIMES))))
+
+
 def _debug_runner():
     if not _DEBUG_RUNNER:
         raise RuntimeError("RunOptions.debug_options asks for tensor watches, but the debugger is not loaded: "
@@ -234,6 +257,8 @@ class BaseSession(SessionContext):
         self._default_ctx = None
         self._default_graph_ctx = None
         self._run_hooks = []
+        # A cluster target runs its partitions on the tasks' processes (lens.distributed).
+        self._remote = _target_runtime(self, target) if target else None
         self._plain_runs = self._runs if _plain(self) else {}
 
     graph = property(lambda self: self._graph, doc="The Graph this session runs.")
@@ -253,6 +278,8 @@ class BaseSession(SessionContext):
         """Release the session's state; further runs raise RuntimeError."""
         self._closed = True
         self._runs.clear()
+        if self._remote is not None:
+            self._remote.close()
         # Kernels blocked on session resources (queues) must wake and fail with CancelledError.
         for resource in list(self._ctx.resources.values()):
             on_close = getattr(resource, "on_session_close", None)
@@ -289,6 +316,8 @@ class BaseSession(SessionContext):
         if feed_dict and any(type(k) is not Tensor and isinstance(k, (tuple, list, SparseTensor))
                              for k in feed_dict):
             feed_dict = _flatten_feeds(feed_dict)
+        if self._remote is not None:
+            return self._remote.run(fetches, feed_dict, options, run_metadata)
         if options is not None:
             debug = getattr(options, "debug_options", None)
             if debug is not None and len(debug.debug_tensor_watch_opts):
@@ -361,7 +390,8 @@ class BaseSession(SessionContext):
         """Assign devices to ops added since the last run (raises TF's placement errors)."""
         if self._placer is None:
             from lens.framework.devices import Placer
-            self._placer = Placer(self._graph, self._config)
+            self._placer = self._remote.placer() if self._remote is not None else \
+                Placer(self._graph, self._config)
         self._placer.place_new_ops()
 
     def _maybe_parallel(self, plan, targets, fed, trace):

@@ -24,6 +24,17 @@ class ClusterPlacer(Placer):
         self.names = cluster_devices(cluster, job, index)
         self.specs = [DeviceSpec.from_string(n) for n in self.names]
 
+    def _place_group(self, root, members):
+        try:
+            return super()._place_group(root, members)
+        except errors.InvalidArgumentError:
+            # As TF's placer on a reference edge: the variable's device wins over a consumer's
+            # request (a device function put IsVariableInitialized or a read on the worker).
+            owners = [m for m in members if m._device and any(t._dtype.is_ref_dtype for t in m._outputs)]
+            if not owners or len(owners) == len(members):
+                raise
+            return super()._place_group(owners[0], owners)
+
     def _cannot_assign(self, op):
         spec = DeviceSpec.from_string(op._device)
         known = sorted({n.split("/")[1][4:] for n in self.names})

@@ -1,4 +1,5 @@
 """Session('grpc://host:port'): partitions each run by task and runs the pieces on the task actors."""
+import itertools
 import random
 import sys
 import uuid
@@ -18,6 +19,8 @@ from lens.framework.graph_io import _fill_attr
 from lens.proto import config_pb2
 
 _PYTHON_ATTRS = ("_func", "_single", "_fn")   # attrs a GraphDef cannot carry: shipped pickled
+_POLL_S = 0.5
+_plan_ids = itertools.count()
 
 
 class _Piece:
@@ -113,12 +116,18 @@ class ClusterRuntime:
         """Each piece's result; the first failure aborts the step everywhere and is raised."""
         ray, pending, results = self.ray, dict(refs), {}
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1,
-                                timeout=None if not timeout_ms else max(0.0, run_deadline.remaining()))
+            # Short waits: a session closed meanwhile (by another thread) cancels the step.
+            wait_s = _POLL_S if not timeout_ms else max(0.0, min(_POLL_S, run_deadline.remaining()))
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=wait_s)
             if not ready:
-                self._abort(refs.values(), step, "the run's deadline passed")
-                raise errors.DeadlineExceededError(None, None, "Timed out waiting for the tasks of the "
-                                                   "step (RunOptions.timeout_in_ms)")
+                if self.closed:
+                    self._abort(refs.values(), step, "the session was closed")
+                    raise errors.CancelledError(None, None, "Session was closed while the step ran")
+                if timeout_ms and run_deadline.remaining() <= 0:
+                    self._abort(refs.values(), step, "the run's deadline passed")
+                    raise errors.DeadlineExceededError(None, None, "Timed out waiting for the tasks of the "
+                                                       "step (RunOptions.timeout_in_ms)")
+                continue
             piece = pending.pop(ready[0])
             try:
                 res = self._get(ready[0], piece.task)
@@ -178,6 +187,7 @@ class ClusterRuntime:
         device_of = sess._device_of
         graph_defs = partition_graphs(ops, device_of, {}, fed=fed_set, control_transfers=True)
         pieces, pending = [], []
+        plan_id = next(_plan_ids)
         for gd in graph_defs:
             device = gd.node[0].device
             on_device = [op for op in ops if device_of(op) == device]
@@ -189,11 +199,12 @@ class ClusterRuntime:
             fetched = [t for t in mapper.elements if isinstance(t, Tensor) and t not in fed_set
                        and device_of(t.op) == device]
             _recv_shapes(gd, sess.graph, fed)
+            _output_types(gd, sess.graph)
             python_attrs = {op.name: {k: op._attrs[k] for k in _PYTHON_ATTRS if k in op._attrs}
                             for op in on_device if any(k in op._attrs for k in _PYTHON_ATTRS)}
             job, index = ray_env.task_of_device(device)
             actor = self._actor(job, index)
-            key = "%s%s%d" % (self.prefix, "t" if trace else "", len(self.runs)) + device
+            key = "%s%d" % (self.prefix, plan_id) + device
             pending.append(actor.register.remote(key, gd.SerializeToString(), feed_names,
                                                  [t.name for t in fetched], python_attrs,
                                                  _op_modules(gd), trace))
@@ -229,6 +240,17 @@ def _recv_shapes(gd, graph, fed):
         else:
             shape = graph.get_tensor_by_name(name).shape
         _fill_attr(nd.attr["_output_shapes"], [shape])
+
+
+def _output_types(gd, graph):
+    """Each node's exact output dtypes (the task's importer would otherwise infer them from attrs)."""
+    by_name = graph._ops_by_name
+    for nd in gd.node:
+        op = by_name.get(nd.name)
+        if op is not None:
+            types = nd.attr["_output_types"].list
+            types.SetInParent()
+            types.type.extend(t.dtype.as_datatype_enum for t in op._outputs)
 
 
 _MODULE_OF_FILE = {}

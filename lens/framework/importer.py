@@ -132,7 +132,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             inputs = [resolve(i) for i in nd.input if not i.startswith("^")]
             attrs = {k: _attr_value(v) for k, v in nd.attr.items() if k not in ("_class",)}
             shapes = attrs.pop("_output_shapes", None)
-            out_dtypes = _output_dtypes(nd, dict(attrs, _output_shapes=shapes), [t.dtype for t in inputs])
+            # _output_types: written by a client shipping a partition (lens.distributed), exact for every op.
+            out_dtypes = attrs.pop("_output_types", None)
+            if out_dtypes is None:
+                out_dtypes = _output_dtypes(nd, dict(attrs, _output_shapes=shapes), [t.dtype for t in inputs])
             op = g._create_op(nd.op, inputs, out_dtypes, attrs, prefix + nd.name + "/",
                               shapes=shapes if shapes and len(shapes) == len(out_dtypes) else None)
             op._set_device(nd.device)

@@ -488,7 +488,18 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         if not refs:
             from lens.framework.convert import constant
             return constant(np.array([], dtype=object), dtype=_dt.string, name=scope)
-        op = g._create_op("ReportUninitialized", refs, [_dt.string], {"N": len(refs)}, scope, frames_skip=3)
+        by_device = {}
+        for r in refs:
+            by_device.setdefault(r.op.device, []).append(r)
+        if len(by_device) == 1:
+            op = g._create_op("ReportUninitialized", refs, [_dt.string], {"N": len(refs)}, scope, frames_skip=3)
+        else:
+            # One report beside each device's variables (a cluster's ps tasks hold them), joined.
+            parts = [g._create_op("ReportUninitialized", rs, [_dt.string], {"N": len(rs)}, "ReportUninitialized",
+                                  frames_skip=3)._outputs[0] for rs in by_device.values()]
+            axis = convert_to_tensor(np.int32(0), name="axis")
+            op = g._create_op("ConcatV2", parts + [axis], [_dt.string],
+                              {"N": len(parts), "T": _dt.string, "Tidx": _dt.int32}, scope, frames_skip=3)
     return op._outputs[0]
 
 

@@ -79,6 +79,9 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
     "queue_runner": "lens.tf1.namespaces.train_queue_runner",
     "Optimizer": "lens.training.optimizer.Optimizer",
     "ClusterSpec": "lens.distributed.cluster.ClusterSpec", "Server": "lens.distributed.server.Server",
+    "replica_device_setter": "lens.training.device_setter.replica_device_setter",
+    "SyncReplicasOptimizer": "lens.training.sync_replicas_optimizer.SyncReplicasOptimizer",
+    "SessionManager": "lens.training.session_manager.SessionManager",
     "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",
     "get_global_step": "lens.training.training_util.get_global_step",
     "create_global_step": "lens.training.training_util.create_global_step",
@@ -180,12 +183,14 @@ feature_column = LazyNamespace("feature_column", ["lens.feature_column"])
 estimator = LazyNamespace("estimator", ["lens.estimator"], {"inputs": "lens.estimator.inputs"})
 client = LazyNamespace("client", [], {"timeline": "lens.client.timeline"})
 contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup": "lens.tf1.namespaces.contrib_lookup", "estimator": "lens.estimator.contrib",
-                                        "rnn": "lens.rnn.rnn_cell",
+                                        "rnn": "lens.rnn.rnn_cell", "training": "lens.tf1.namespaces.contrib_training",
                                         "tensorboard": "lens.plugins.contrib_tensorboard",
                                         "eager": "lens.tf1.namespaces.contrib_eager",
                                         "summary": "lens.events.contrib_summary",
                                         "factorization": "lens.factorization",
                                         "tensor_forest": "lens.tensor_forest"})
+contrib_training = LazyNamespace("training", [], {
+    n: "lens.training.device_setter." + n for n in ("GreedyLoadBalancingStrategy", "byte_size_load_fn")})
 # tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the eager switch, tape helpers, Iterator.
 contrib_eager = LazyNamespace("eager", ["lens.ops.backprop"], {
     "Variable": "lens.ops.variables.Variable", "Iterator": "lens.data.eager_iterator.EagerIterator",

@@ -5,6 +5,7 @@ import logging
 import numpy as np
 
 from lens.framework.graph import GraphKeys, get_default_graph
+from lens.training.session_manager import SessionManager
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator"]
 
@@ -217,11 +218,19 @@ class WorkerSessionCreator(SessionCreator):
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
         self._scaffold = scaffold or Scaffold()
         self._master, self._config = master, config
+        self._max_wait_secs = max_wait_secs
+        self._recovery_wait_secs = 30     # SessionManager's default, as TF's WorkerSessionCreator
 
     def create_session(self):
-        """Finalize the graph, run local init, check readiness."""
+        """Finalize the graph, run local init, check readiness (on a cluster: wait for the chief)."""
         from lens.client.session import Session
         s = self._scaffold.finalize()
+        if self._master:
+            # Another process (the chief) initializes the cluster's variables: wait for it, as TF.
+            manager = SessionManager(local_init_op=s.local_init_op, ready_op=s.ready_op,
+                                     ready_for_local_init_op=s.ready_for_local_init_op,
+                                     graph=get_default_graph(), recovery_wait_secs=self._recovery_wait_secs)
+            return manager.wait_for_session(self._master, config=self._config, max_wait_secs=self._max_wait_secs)
         sess = Session(self._master, graph=get_default_graph(), config=self._config)
         _run_local_init(sess, s, "A worker session initializes no global variables (lens runs in one "
                                  "process, so there is no chief to do it: use is_chief=True)")
