@@ -31,14 +31,6 @@ def register_run_interceptor(fn):
     _RUN_INTERCEPTOR[:] = [fn] if fn is not None else []
 
 
-def _plain(session):
-    """True when run() with no options may go straight to a cached plan: no config timeout and
-    no other runtime (a cluster target) deciding how this session's runs go."""
-    config = session._config
-    return getattr(session, "_remote", None) is None and not (
-        config is not None and config.operation_timeout_in_ms > 0)
-
-
 _TARGET_RUNTIMES = {}  # target prefix -> factory(session, target); lens.distributed fills "grpc://"
 
 
@@ -60,6 +52,14 @@ def _target_runtime(session, target):
         "Registered factories are {DIRECT_SESSION%s}. Use target '' for this process, or a "
         "tf.train.Server's .target ('grpc://host:port') with lens.distributed loaded."
         % (target, "".join(", " + p for p in sorted(_TARGET_RUNTIMES))))
+
+
+def _plain(session):
+    """True when run() with no options may go straight to a cached plan: no config timeout and
+    no other runtime (a cluster target) deciding how this session's runs go."""
+    config = session._config
+    return getattr(session, "_remote", None) is None and not (
+        config is not None and config.operation_timeout_in_ms > 0)
 
 
 def _debug_runner():
