@@ -45,5 +45,5 @@ from lens.ops import backprop as _backprop, eager_variables as _eager_variables 
 # Ops defined outside lens/ops (optimizer updates, summaries) are registered too, so a
 # GraphDef holding them imports and runs without first touching tf.train or tf.summary.
 for _mod in ("lens.training.gradient_descent", "lens.training.optimizers_ops", "lens.training.optimizers_sparse_ops",
-             "lens.events.summary_ops"):
+             "lens.training.optimizers_proximal", "lens.events.summary_ops"):
     importlib.import_module(_mod)
