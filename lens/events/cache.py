@@ -31,7 +31,7 @@ _MAGIC = b"LENS-RUN-CACHE\n"
 _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
             ("numpy.core.multiarray", "scalar"), ("builtins", "set"), ("builtins", "frozenset"),
-            ("builtins", "bytearray")}
+            ("builtins", "bytearray"), ("lens.events.payload", "FileRef")}
 
 
 def _version():

@@ -4,7 +4,8 @@ A series kept on disk is a list of chunks, each one Arrow IPC file of three colu
 int64, wall float64, value float32 or float64) holding a stretch of the series in step order.
 Reading maps the file and hands out NumPy views of its buffers (no copy); the mapping goes away
 with the last view. Every chunk records its row count, value type, byte size and CRC-32C, so a
-damaged or foreign file is refused (ChunkError) rather than served.
+damaged or foreign file is refused (ChunkError) rather than served: size at once, CRC when a
+process first reads the chunk.
 """
 
 import os
@@ -43,13 +44,15 @@ def _crc(path):
 class Chunk:
     """One Arrow IPC file of a series: `n` points, values of `dtype`."""
 
-    __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step", "summary")
+    __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step", "summary",
+                 "checked")
 
     def __init__(self, path, n, dtype, size, crc, first_step, last_step, summary):
         self.path, self.n, self.dtype = path, int(n), np.dtype(dtype)
         self.size, self.crc = int(size), int(crc)
         self.first_step, self.last_step = int(first_step), int(last_step)
         self.summary = summary  # summary.block_summary of the values
+        self.checked = False  # CRC verified since this process opened the file
 
     def entry(self):
         """What a cache state file keeps of the chunk (plain values only)."""
@@ -58,8 +61,10 @@ class Chunk:
                 "last": self.last_step, "summary": self.summary}
 
     @classmethod
-    def from_entry(cls, folder, entry, verify=True):
-        """The chunk an entry describes, checked against the file; raises ChunkError."""
+    def from_entry(cls, folder, entry, verify=False):
+        """The chunk an entry describes, checked against the file; raises ChunkError.
+
+        Without verify, the CRC is checked when the chunk is first read (columns())."""
         try:
             chunk = cls(os.path.join(folder, os.path.basename(str(entry["file"]))), entry["n"],
                         entry["dtype"], entry["size"], entry["crc"], entry["first"],
@@ -80,12 +85,25 @@ class Chunk:
             raise ChunkError("chunk %s is missing (%s)" % (chunk.path, exc)) from None
         if size != chunk.size:
             raise ChunkError("chunk %s has %d bytes, its entry says %d" % (chunk.path, size, chunk.size))
-        if verify and _crc(chunk.path) != chunk.crc:
-            raise ChunkError("chunk %s fails its CRC-32C check" % chunk.path)
+        if verify:
+            chunk.verify()
         return chunk
+
+    def verify(self):
+        """Check the file's CRC-32C once; raises ChunkError when it differs."""
+        if self.checked:
+            return
+        try:
+            crc = _crc(self.path)
+        except OSError as exc:
+            raise ChunkError("chunk %s cannot be read (%s)" % (self.path, exc)) from None
+        if crc != self.crc:
+            raise ChunkError("chunk %s fails its CRC-32C check" % self.path)
+        self.checked = True
 
     def columns(self):
         """(steps, walls, values) as read-only NumPy views of the mapped file."""
+        self.verify()
         pa, ipc = _arrow()
         try:
             with pa.memory_map(self.path) as source:
@@ -123,9 +141,11 @@ def write_chunk(folder, steps, walls, values):
     except BaseException:
         _remove(tmp)
         raise
-    return Chunk(path, len(steps), values.dtype, os.path.getsize(path), _crc(path),
-                 steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0,
-                 block_summary(values))
+    chunk = Chunk(path, len(steps), values.dtype, os.path.getsize(path), _crc(path),
+                  steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0,
+                  block_summary(values))
+    chunk.checked = True
+    return chunk
 
 
 def _remove(path):

@@ -14,6 +14,7 @@ from lens.events import values as V
 from lens.events.cached_logdir import CachingWatcher
 from lens.events.colstore import ChunkError
 from lens.events.logdir import parse_samples
+from lens.events.payload import resolve
 from lens.events.plugin_data import PluginDataMixin
 from lens.events.series import downsample
 from lens.events.summary import MIN_POINTS, downsample_summarized
@@ -236,14 +237,14 @@ class DataProvider(PluginDataMixin):
     def images(self, run, tag):
         """[{'wall_time', 'step', 'index' (sample index within the step), 'width', 'height',
         'encoded': bytes, 'content_type': 'image/png'|...}] in step order, one event per step."""
-        return [dict(img, wall_time=wall, step=step, index=i)
+        return [dict(img, wall_time=wall, step=step, index=i, encoded=resolve(img["encoded"]))
                 for step, wall, imgs in self._first_per_step(run, "images", tag)
                 for i, img in enumerate(imgs)]
 
     def audio(self, run, tag):
         """[{'wall_time', 'step', 'index', 'encoded': bytes, 'content_type', 'sample_rate'}]
         in step order, one event per step."""
-        return [dict(clip, wall_time=wall, step=step, index=i)
+        return [dict(clip, wall_time=wall, step=step, index=i, encoded=resolve(clip["encoded"]))
                 for step, wall, clips in self._first_per_step(run, "audio", tag)
                 for i, clip in enumerate(clips)]
 

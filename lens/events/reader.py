@@ -21,6 +21,7 @@ from lens.events.crc_batch import batch_crc, diff_mask, mask, masked_crc, record
 from lens.events.failures import Failures
 from lens.events.framing import HEADER, OVERHEAD, frame
 from lens.events.fsio import local_fs
+from lens.events.payload import REF_MIN
 
 log = logging.getLogger("lens.events")
 
@@ -36,6 +37,8 @@ class Batch:
         self.metadata = []  # [(order, tag, serialized SummaryMetadata)]
         self.events = []  # [(order, Event)] for everything not on the scalar fast path
         self.records = 0  # good records
+        self.path = None  # the local file read (None for remote ones): payloads may stay there
+        self.where = {}  # order -> (file offset, data length) of large records in self.events
 
 
 def _event_class():
@@ -109,6 +112,10 @@ class EventFileReader:
                 want *= 2  # one record longer than the chunk: read more at once
                 continue
             batch = self._decode(buf, frames)
+            if self.fs is local_fs():
+                batch.path = self.path
+            else:
+                batch.where = {}
             at_end = self.offset + len(buf) >= self.size
             self.offset += frames.end
             self._resyncing = frames.resyncing
@@ -225,6 +232,8 @@ class EventFileReader:
                         dropped += 1
                         continue
                     batch.events.append((int(orders[i]), event))
+                    if len(data) >= REF_MIN:
+                        batch.where[int(orders[i])] = (self.offset + int(offsets[i]), len(data))
                 except Exception as exc:  # anything else: lose this record, not the others
                     dropped += 1
                     self.failures.note("record unreadable", "record at offset %d could not be "

@@ -15,6 +15,7 @@ import numpy as np
 from lens.events import values as V
 from lens.events.failures import Failures
 from lens.events.fastscalar import ScalarPart
+from lens.events.payload import REF_MIN, FileRef, audio_clips
 from lens.events.series import Reservoir, ScalarSeries
 
 # TensorBoard's defaults (0 = keep all). Scalars are never sampled. Text follows RustBoard's
@@ -82,7 +83,9 @@ class RunStore:
         barriers = []  # (order, step) of SessionLog.START
         slow = {}  # tag -> ([order], [step], [wall], [value], simple)
         for order, event in batch.events:
-            self._event(order, event, slow, blob_items, barriers)
+            where = batch.where.get(order) if batch.path is not None else None
+            self._event(order, event, slow, blob_items, barriers,
+                        where and (batch.path,) + where)
         for tag, (orders, steps, walls, vals, simple) in slow.items():
             parts.append(ScalarPart(tag, not simple, np.asarray(orders, np.int64),
                                     np.asarray(steps, np.int64), np.asarray(walls, np.float64),
@@ -96,12 +99,16 @@ class RunStore:
         if firsts:
             self.start_time = min(firsts)[1]
 
-    def _event(self, order, event, slow, blob_items, barriers):
-        """Sort one protobuf Event into scalar points, blob items or run-level data."""
+    def _event(self, order, event, slow, blob_items, barriers, where=None):
+        """Sort one protobuf Event into scalar points, blob items or run-level data.
+
+        where: (path, offset, length) of the event's record, when large payloads may stay
+        in the file (payload.FileRef) instead of in memory."""
         kind = event.WhichOneof("what")
         if kind == "summary":
-            for value in event.summary.value:
-                self._value(order, event, value, slow, blob_items)
+            for index, value in enumerate(event.summary.value):
+                ref = where and (lambda kind, item=0, i=index: FileRef(*where, i, kind, item))
+                self._value(order, event, value, slow, blob_items, ref)
         elif kind == "graph_def":
             self.graph = event.graph_def
         elif kind == "meta_graph_def":
@@ -113,7 +120,7 @@ class RunStore:
         elif kind == "session_log" and event.session_log.status == _START:
             barriers.append((order, event.step))
 
-    def _value(self, order, event, value, slow, blob_items):
+    def _value(self, order, event, value, slow, blob_items, ref=None):
         step, wall, tag = event.step, event.wall_time, value.tag
         kind = value.WhichOneof("value")
         plugin = self.plugin_of(tag)
@@ -130,6 +137,10 @@ class RunStore:
         def blob(kind_name, payload):
             blob_items.append((order, kind_name, tag, step, wall, payload))
 
+        def keep(data, kind, item=0):
+            """The bytes, or where to find them again when they are large."""
+            return ref(kind, item) if ref and len(data) >= REF_MIN else data
+
         try:
             if kind == "simple_value":
                 scalar(np.float32(value.simple_value), True)
@@ -138,21 +149,22 @@ class RunStore:
             elif kind == "image":
                 img = value.image
                 data = bytes(img.encoded_image_string)
-                blob("images", [{"width": img.width, "height": img.height, "encoded": data,
+                blob("images", [{"width": img.width, "height": img.height,
+                                 "encoded": keep(data, "image"),
                                  "content_type": V.sniff_image(data)}])
             elif kind == "audio":
                 aud = value.audio
-                blob("audio", [{"encoded": bytes(aud.encoded_audio_string),
+                blob("audio", [{"encoded": keep(bytes(aud.encoded_audio_string), "audio"),
                                 "content_type": aud.content_type or "audio/wav",
                                 "sample_rate": aud.sample_rate}])
             elif kind == "tensor":
-                self._tensor(plugin, value.tensor, scalar, blob)
+                self._tensor(plugin, value.tensor, scalar, blob, keep)
         except Exception as exc:  # a value lens cannot read: lose it, not its event or batch
             self.failures.note("value unreadable", "tag %r at step %d could not be read; "
                                "value skipped" % (tag, step), exc, skipped=1)
 
     @staticmethod
-    def _tensor(plugin, tensor, scalar, blob):
+    def _tensor(plugin, tensor, scalar, blob, keep):
         array = V.tensor_to_ndarray(tensor)
         if plugin == "scalars":
             number = np.asarray(array).reshape(-1)[0] if array.size else 0.0
@@ -160,13 +172,13 @@ class RunStore:
         elif plugin == "histograms":
             blob("histograms", V.histo_tensor(array))
         elif plugin == "images":
-            blob("images", [{"width": w, "height": h, "encoded": data,
+            blob("images", [{"width": w, "height": h, "encoded": keep(data, "image_tensor", k),
                              "content_type": V.sniff_image(data)}
-                            for w, h, data in V.image_from_tensor(array)])
+                            for k, (w, h, data) in enumerate(V.image_from_tensor(array))])
         elif plugin == "audio":
-            clips = np.asarray(array, dtype=object).reshape(-1, array.shape[-1] if array.ndim > 1 else 1)
-            blob("audio", [{"encoded": bytes(c[0]), "content_type": "audio/wav",
-                            "sample_rate": 0.0} for c in clips])
+            blob("audio", [{"encoded": keep(bytes(c[0]), "audio_tensor", k),
+                            "content_type": "audio/wav", "sample_rate": 0.0}
+                           for k, c in enumerate(audio_clips(array))])
         elif plugin == "text":
             blob("text", V.text_array(array))
         else:  # other plugins' tensors; pr_curves keep their own sample size

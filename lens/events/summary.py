@@ -17,31 +17,27 @@ MIN_POINTS = 1 << 18  # below this many points in range, reading them all is as 
 def block_summary(values, block=BLOCK):
     """{'min', 'min_at', 'max', 'max_at', 'nan_at'} arrays, one entry per block (-1: none)."""
     n = len(values)
-    starts = np.arange(0, n, block)
-    out = {}
-    if n == 0:
-        empty = np.zeros(0, np.float64)
-        return {"min": empty, "min_at": empty.astype(np.int64), "max": empty,
-                "max_at": empty.astype(np.int64), "nan_at": empty.astype(np.int64)}
-    values = np.asarray(values, np.float64)
-    nan = np.isnan(values)
-    block_of = np.arange(n) // block
-    for name, fill, reduce in (("min", np.inf, np.minimum), ("max", -np.inf, np.maximum)):
-        extreme = reduce.reduceat(np.where(nan, fill, values), starts)
+    blocks = -(-n // block)
+    grid = np.full(blocks * block, np.nan)  # NaN padding: ignored like any NaN
+    grid[:n] = values
+    grid = grid.reshape(blocks, block)
+    nan = np.isnan(grid)
+    nan.reshape(-1)[n:] = False  # the padding is no NaN of the series
+    base = np.arange(blocks, dtype=np.int64) * block
+    out = {"nan_at": _first(nan, base)}
+    some_nan = n < blocks * block or bool(nan.any())
+    for name, fill, reduce in (("min", np.inf, np.min), ("max", -np.inf, np.max)):
+        extreme = reduce(np.where(np.isnan(grid), fill, grid) if some_nan else grid, axis=1)
         out[name] = extreme
-        out[name + "_at"] = _first_per_block(values == extreme[block_of], block_of, len(starts))
-    out["nan_at"] = _first_per_block(nan, block_of, len(starts))
+        out[name + "_at"] = _first(grid == extreme[:, None], base)
     return out
 
 
-def _first_per_block(mask, block_of, blocks):
-    """Index of the first True of each block, -1 where a block has none."""
-    first = np.full(blocks, -1, np.int64)
-    hits = np.flatnonzero(mask)
-    if len(hits):
-        owners, at = np.unique(block_of[hits], return_index=True)
-        first[owners] = hits[at]
-    return first
+def _first(mask, base):
+    """Per row of a [blocks, block] mask, the series index of its first True, or -1."""
+    at = mask.argmax(axis=1)
+    found = mask[np.arange(len(mask)), at]
+    return np.where(found, base + at, -1)
 
 
 def _first_equal(values, lo, hi, target):
