@@ -24,7 +24,9 @@ def _fn(x, y, epochs=None):
 
 def _tree(est, t=0):
     r = tf.train.load_checkpoint(est.model_dir)
-    return {k: r.get_tensor("boosted_trees/tree_" + k)[t] for k in ("feature", "threshold", "left", "value")}
+    out = {k: r.get_tensor("boosted_trees/tree_" + k)[t] for k in ("feature", "threshold", "left", "value")}
+    out["value"] = out["value"][:, 0]                # one logit
+    return out
 
 
 def _best_split_by_hand(x, g, h, l2):

@@ -46,7 +46,7 @@ def _dense_features(features, feature_columns):
     return (values[0] if len(values) == 1 else A.concat(values, 1)), boundaries
 
 
-def _ensemble_variables(n_trees, max_depth, num_features, max_buckets):
+def ensemble_variables(n_trees, max_depth, logits_dim=1):
     nodes = 2 ** (max_depth + 1) - 1
 
     def var(name, shape, dtype, value=0):
@@ -54,10 +54,9 @@ def _ensemble_variables(n_trees, max_depth, num_features, max_buckets):
     return {"feature": var("tree_feature", [n_trees, nodes], _dt.int32, -1),
             "threshold": var("tree_threshold", [n_trees, nodes], _dt.int32),
             "left": var("tree_left", [n_trees, nodes], _dt.int32),
-            "value": var("tree_value", [n_trees, nodes], _dt.float32, 0.0),
+            "value": var("tree_value", [n_trees, nodes, logits_dim], _dt.float32, 0.0),
             "size": var("tree_size", [n_trees], _dt.int32, 1),
-            "state": var("ensemble_state", [4], _dt.int64),
-            "stats": var("layer_stats", [nodes, num_features, max_buckets, 2], _dt.float32, 0.0)}
+            "state": var("ensemble_state", [4], _dt.int64)}
 
 
 class _StopAfterTreesHook(SessionRunHook):
@@ -83,7 +82,7 @@ def _model_fn(features, labels, mode, head, feature_columns, tree_params, config
         raw, boundaries = _dense_features(features, feature_columns)
         buckets = bt.bucketize(raw, boundaries)
         num_buckets = [len(b) + 1 for b in boundaries]
-        ensemble = _ensemble_variables(p["n_trees"], p["max_depth"], len(boundaries), max(num_buckets))
+        ensemble = ensemble_variables(p["n_trees"], p["max_depth"], head.logits_dimension)
         logits = bt.ensemble_logits(buckets, ensemble)
 
     def train_op_fn(loss):
