@@ -88,7 +88,8 @@ _SOURCES = {
                                "sparse", "sets", "bitwise", "lookup",
                                "Summary", "Event", "SessionLog", "HistogramProto", "GraphDef", "NodeDef",
                                "RunOptions", "RunMetadata", "ConfigProto", "GPUOptions", "OptimizerOptions",
-                               "GraphOptions"],
+                               "GraphOptions", "MetaGraphDef", "TensorInfo", "AttrValue", "NameAttrList",
+                               "SummaryMetadata", "LogMessage", "nest"],
 }
 for _mod, _names in _SOURCES.items():
     try:

@@ -100,7 +100,9 @@ summary = LazyNamespace("summary", ["lens.events.summary_ops"], {
     "Summary": "lens.proto.summary_pb2.Summary",
     "SummaryDescription": "lens.proto.summary_pb2.SummaryDescription",
     "summary_iterator": "lens.events.summary_builders.summary_iterator",
+    **{n: "lens.proto.event_pb2." + n for n in ("Event", "SessionLog", "TaggedRunMetadata")},
 })
+nest = LazyNamespace("nest", ["lens.ops.nest_api"])
 math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.ops.logic",
                               "lens.ops.reduce", "lens.ops.special_fns", "lens.ops.math_more"], {
     "special": "lens.tf1.namespaces.math_special",
@@ -246,6 +248,9 @@ _PROTO_NAMES = {
     "ConfigProto": "lens.proto.config_pb2.ConfigProto", "GPUOptions": "lens.proto.config_pb2.GPUOptions",
     "OptimizerOptions": "lens.proto.config_pb2.OptimizerOptions",
     "GraphOptions": "lens.proto.config_pb2.GraphOptions",
+    "MetaGraphDef": "lens.proto.meta_graph_pb2.MetaGraphDef", "TensorInfo": "lens.proto.meta_graph_pb2.TensorInfo",
+    "AttrValue": "lens.proto.attr_value_pb2.AttrValue", "NameAttrList": "lens.proto.attr_value_pb2.NameAttrList",
+    "SummaryMetadata": "lens.proto.summary_pb2.SummaryMetadata", "LogMessage": "lens.proto.event_pb2.LogMessage",
 }
 
 
