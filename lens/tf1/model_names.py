@@ -40,6 +40,13 @@ NN_EXTRA = {
                             "max_pool3d", "avg_pool3d", "max_pool_v2", "avg_pool_v2", "conv1d_transpose",
                             "conv_transpose", "convolution", "pool")},
     "space_to_batch": _SB + "space_to_batch", "with_space_to_batch": _SB + "with_space_to_batch",
+    **{n: "lens.ops.nn_sampled." + n for n in (
+        "uniform_candidate_sampler", "log_uniform_candidate_sampler", "learned_unigram_candidate_sampler",
+        "fixed_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
+        "sampled_softmax_loss")},
+    **{n: "lens.ops.ctc." + n for n in (
+        "ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_decoder", "ctc_beam_search_decoder_v2",
+        "collapse_repeated", "ctc_unique_labels")},
 }
 _IC, _IK, _IB, _IQ = ("lens.ops.image_codecs.", "lens.ops.image_color.", "lens.ops.image_boxes.",
                       "lens.ops.image_quality.")
