@@ -63,6 +63,7 @@ class ClusterRuntime:
         self.actors = {(self.job, self.index): actor}
         self.runs = {}
         self.closed = False
+        self.last_timing = {}
 
     def placer(self):
         """Places ops on the cluster's devices; unpinned ops go to the target's task."""
@@ -99,6 +100,8 @@ class ClusterRuntime:
         refs = {p.actor.run.remote(p.key, step, [vals[i] for i in p.feed_slots], timeout_ms, opts): p
                 for p in compiled.pieces}
         results = self._gather(refs, step, timeout_ms)
+        # Per device: (seconds its partition ran, seconds of that blocked on transfers).
+        self.last_timing = {p.device: results[p][3] for p in compiled.pieces}
         values = {}
         for p in compiled.pieces:
             values.update(zip(p.fetches, results[p][1]))

@@ -1,0 +1,119 @@
+"""Distributed TF1 on Ray: an in-graph replicated MLP 784-256-256-10 SGD step (batch 128 split over
+2 worker tasks, variables and the averaged update on 1 ps task, each task its own process) vs the
+same step in one process, plus where the distributed step's time goes (compute inside the tasks vs
+transport: object-store transfers, actor calls and waiting).
+
+The peer is lens itself in one process; the ratio is the issue's goal (<= 3x). Numbers are noisy on
+a shared machine: run it a few times and take the median.
+"""
+import time
+
+import numpy as np
+
+from bench.bench_cnn import interleaved_best
+from bench.bench_mlp import _data, _init
+
+SIZES = [784, 256, 256, 10]
+
+
+def _tower(tf, x, y, params):
+    h = x
+    for i, (w, b) in enumerate(params):
+        h = tf.matmul(h, w) + b
+        if i < len(params) - 1:
+            h = tf.nn.relu(h)
+    return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=h))
+
+
+def build(tf, ws, bs, workers, ps_device, lr=0.01):
+    """(graph, x, y, train, loss): towers on each worker device share variables on ps_device."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(ps_device):
+            params = [(tf.Variable(w, name="w%d" % i), tf.Variable(b, name="b%d" % i))
+                      for i, (w, b) in enumerate(zip(ws, bs))]
+        x = tf.placeholder(tf.float32, [None, 784], name="x")
+        y = tf.placeholder(tf.float32, [None, 10], name="y")
+        xs, ys = tf.split(x, len(workers)), tf.split(y, len(workers))
+        opt = tf.train.GradientDescentOptimizer(lr)
+        flat = [v for pair in params for v in pair]
+        grads, losses = [], []
+        for dev, xi, yi in zip(workers, xs, ys):
+            with tf.device(dev):
+                loss = _tower(tf, xi, yi, params)
+                losses.append(loss)
+                grads.append(tf.gradients(loss, flat))
+        with tf.device(ps_device):
+            avg = [tf.add_n(list(gs)) / float(len(workers)) for gs in zip(*grads)]
+            train = opt.apply_gradients(list(zip(avg, flat)))
+            loss = tf.add_n(losses) / float(len(workers))
+        init = tf.global_variables_initializer()
+    return g, x, y, train, loss, init
+
+
+def measure(quick):
+    """(local s/step, distributed s/step, timing breakdown dict, losses agree)."""
+    import ray
+
+    import lens as tf
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", namespace="lens",
+                 log_to_driver=False)
+    try:
+        rng = np.random.default_rng(0)
+        ws, bs = _init(rng)
+        x, y = _data(32 if quick else 128, rng)
+        workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1)
+        g1, x1, y1, train1, loss1, init1 = build(tf, ws, bs, ["/job:localhost/replica:0/task:0/device:CPU:0"] * 2,
+                                                 "/job:localhost/replica:0/task:0/device:CPU:0")
+        local = tf.Session(graph=g1)
+        local.run(init1)
+        g2, x2, y2, train2, loss2, init2 = build(tf, ws, bs, ["/job:worker/task:0", "/job:worker/task:1"],
+                                                 "/job:ps/task:0")
+        dist = tf.Session(workers[0].target, graph=g2)
+        dist.run(init2)
+        agree = np.allclose([local.run([loss1, train1], {x1: x, y1: y})[0] for _ in range(3)],
+                            [dist.run([loss2, train2], {x2: x, y2: y})[0] for _ in range(3)], rtol=1e-4)
+        t_local, t_dist = interleaved_best([lambda: local.run(train1, {x1: x, y1: y}),
+                                            lambda: dist.run(train2, {x2: x, y2: y})],
+                                           2 if quick else 5, 3 if quick else 30)
+        breakdown = _breakdown(dist, lambda: dist.run(train2, {x2: x, y2: y}), 3 if quick else 30)
+        dist.close()
+        local.close()
+        for s in workers + ps:
+            s._stop()
+        return t_local, t_dist, breakdown, agree
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _breakdown(sess, step, n):
+    """Median per step: wall, compute on the ps and the slower worker (their critical path, without
+    the time their _Send kernels spend handing tensors to Ray), the rest."""
+    walls, ps_c, wk_c = [], [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        step()
+        walls.append(time.perf_counter() - t0)
+        timing = sess._remote.last_timing
+        ps_c.append(sum(run - wait - send for dev, (run, wait, send) in timing.items() if "/job:ps/" in dev))
+        wk_c.append(max(run - wait - send for dev, (run, wait, send) in timing.items() if "/job:worker/" in dev))
+    wall, ps_ms, wk_ms = (float(np.median(v)) * 1e3 for v in (walls, ps_c, wk_c))
+    return {"wall": wall, "ps": ps_ms, "worker": wk_ms, "transport": max(0.0, wall - ps_ms - wk_ms)}
+
+
+def run(quick=False):
+    """Rows for the bench table."""
+    t_local, t_dist, b, agree = measure(quick)
+    note = "losses agree" if agree else "LOSSES DIFFER"
+    return [
+        {"name": "MLP step, 2 workers + 1 ps on Ray vs one process", "lens": t_dist * 1e3,
+         "other": t_local * 1e3, "other_name": "lens, 1 process", "unit": "ms/step",
+         "note": "%s; goal <= 3x" % note},
+        {"name": "  distributed step: compute (ps + slower worker)", "lens": b["ps"] + b["worker"],
+         "unit": "ms/step", "note": "ps %.2f ms, worker %.2f ms (median)" % (b["ps"], b["worker"])},
+        {"name": "  distributed step: transport + calls + waits", "lens": b["transport"], "unit": "ms/step",
+         "note": "wall %.2f ms - compute (median)" % b["wall"]},
+    ]
