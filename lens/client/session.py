@@ -62,29 +62,6 @@ def _plain(session):
         config is not None and config.operation_timeout_in_ms > 0)
 
 
-_TARGET_RUNTIMES = {}  # target prefix -> factory(session, target); lens.distributed fills "grpc://"
-
-
-def register_target_runtime(prefix, factory):
-    """Run sessions whose target starts with prefix through factory(session, target): an object with
-    run(fetches, feed_dict, options, run_metadata), placer() and close()."""
-    _TARGET_RUNTIMES[prefix] = factory
-
-
-def _target_runtime(session, target):
-    """The runtime serving a non-local target (TF's session factories), or InvalidArgumentError."""
-    if isinstance(target, bytes):
-        target = target.decode()
-    for prefix, factory in _TARGET_RUNTIMES.items():
-        if isinstance(target, str) and target.startswith(prefix):
-            return factory(session, target)
-    raise errors.InvalidArgumentError(
-        None, None, "No session factory registered for the given session options: {target: %r} "
-        "Registered factories are {DIRECT_SESSION%s}. Use target '' for this process, or a "
-        "tf.train.Server's .target ('grpc://host:port') with lens.distributed loaded."
-        % (target, "".join(", " + p for p in sorted(_TARGET_RUNTIMES))))
-
-
 def _debug_runner():
     if not _DEBUG_RUNNER:
         raise RuntimeError("RunOptions.debug_options asks for tensor watches, but the debugger is not loaded: "
