@@ -191,9 +191,13 @@ contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup
                                         "eager": "lens.tf1.namespaces.contrib_eager",
                                         "summary": "lens.events.contrib_summary",
                                         "factorization": "lens.factorization",
-                                        "tensor_forest": "lens.tensor_forest"})
+                                        "tensor_forest": "lens.tensor_forest",
+                                        "boosted_trees": "lens.estimator.contrib_boosted_trees",
+                                        "learn": "lens.tf1.namespaces.contrib_learn"})
 contrib_training = LazyNamespace("training", [], {
     n: "lens.training.device_setter." + n for n in ("GreedyLoadBalancingStrategy", "byte_size_load_fn")})
+# tf.contrib.learn: what TF1 programs still take from it (RunConfig for contrib estimators).
+contrib_learn = LazyNamespace("learn", ["lens.estimator.contrib_learn"])
 # tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the eager switch, tape helpers, Iterator.
 contrib_eager = LazyNamespace("eager", ["lens.ops.backprop"], {
     "Variable": "lens.ops.variables.Variable", "Iterator": "lens.data.eager_iterator.EagerIterator",

@@ -184,7 +184,8 @@ def best_split(stats, num_buckets, l1, l2, tree_complexity, min_node_weight):
     valid &= np.arange(stats.shape[1])[None, :] < (np.asarray(num_buckets)[:, None] - 1)   # right side exists
     gain = np.where(valid, gain, -np.inf)
     f, b = np.unravel_index(int(np.argmax(gain)), gain.shape)
-    if not np.isfinite(gain[f, b]) or gain[f, b] <= 0:
+    # Examples of identical gradients give a zero gain that rounding may leave a hair above 0.
+    if not np.isfinite(gain[f, b]) or gain[f, b] <= 1e-9 * max(float(score(total[0], total[1])), 1e-30):
         return None
     return (float(gain[f, b]), int(f), int(b), (left_g[f, b], left_h[f, b]), (right_g[f, b], right_h[f, b]))
 
