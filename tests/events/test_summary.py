@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from lens.events.provider import DataProvider
 from lens.events.series import downsample
 from lens.events.summary import MIN_POINTS, block_summary, downsample_summarized
-from tests.events.loading_helpers import tb_scalar_event, write_events
+from bench.loading_data import fast_scalar_file
 
 _SPECIAL = [np.nan, np.inf, -np.inf, 0.0, 1.0, -1.0]
 
@@ -24,7 +24,7 @@ def _series(draw):
     return steps, values.astype(dtype)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_series(), st.sampled_from([2, 4, 8, 16]), st.integers(4, 40), st.data())
 def test_same_points_as_reading_every_one(series, block, max_points, data):
     steps, values = series
@@ -47,15 +47,13 @@ def test_block_summary_fields():
 
 def test_the_provider_serves_a_long_cached_series_from_its_summary(tmp_path):
     n = MIN_POINTS + 5000
-    steps = np.arange(n)
-    vals = np.sin(steps * 0.001) + (steps % 977 == 0) * 5.0
-    events = [tb_scalar_event("x", int(s), float(v), 1000.0 + s) for s, v in zip(steps, vals)]
-    write_events(str(tmp_path / "logs" / "r" / "events.out.tfevents.1.x"), events)
+    fast_scalar_file(str(tmp_path / "logs" / "r" / "events.out.tfevents.1.x"), ["x"], n)
     plain = DataProvider(str(tmp_path / "logs"), reload_interval=0)
     plain.reload()
     cached = DataProvider(str(tmp_path / "logs"), reload_interval=0, cache_dir=str(tmp_path / "c"))
     cached.reload()
     assert cached._watcher.stores["r"].scalars["x"].summarized() is not None
-    for kw in ({"max_points": 1000}, {"max_points": 37, "step_range": (1000, n - 2000)}):
+    first = 1 << 14
+    for kw in ({"max_points": 1000}, {"max_points": 37, "step_range": (first + 1000, first + n - 2000)}):
         got, want = cached.scalars("r", "x", **kw), plain.scalars("r", "x", **kw)
         assert all(np.array_equal(g, w) for g, w in zip(got, want)) and len(got[0]) > 30
