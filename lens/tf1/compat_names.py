@@ -15,6 +15,8 @@ from lens.ops.core import py_func
 from lens.ops.indexing import reverse
 from lens.ops.linalg_solve import sqrtm
 from lens.ops.math import floordiv
+from lens.ops.string_ops import strip as string_strip
+from lens.ops.strings_extra import to_hash_bucket_strong as string_to_hash_bucket_strong
 from lens.ops.shapes import broadcast_shapes, const_value
 from lens.ops.variables import Variable, local_variables_initializer, variables_initializer
 
@@ -163,7 +165,7 @@ def executing_eagerly_outside_functions():
     return _eager.executing_eagerly()
 
 
-__all__ = ["matrix_square_root", "reverse_v2", "floor_div", "no_gradient", "initialize_local_variables", "initialize_variables",
+__all__ = ["string_strip", "string_to_hash_bucket_strong", "matrix_square_root", "reverse_v2", "floor_div", "no_gradient", "initialize_local_variables", "initialize_variables",
            "numpy_function", "op_scope", "no_regularizer", "is_tensor", "is_numeric_tensor", "dimension_value",
            "dimension_at_index", "broadcast_static_shape", "get_static_value", "convert_to_tensor_or_indexed_slices",
            "init_scope", "AggregationMethod", "VariableSynchronization", "VariableAggregation",

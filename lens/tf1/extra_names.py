@@ -55,7 +55,7 @@ _SOURCES = {
     "lens.ops.math_more": ["accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
                            "scalar_mul", "sort", "argsort", "searchsorted", "unique_with_counts", "dynamic_partition",
                            "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"],
-    "lens.tf1.compat_names": ["matrix_square_root", "reverse_v2", "floor_div", "no_gradient", "initialize_local_variables",
+    "lens.tf1.compat_names": ["string_strip", "string_to_hash_bucket_strong", "matrix_square_root", "reverse_v2", "floor_div", "no_gradient", "initialize_local_variables",
                               "initialize_variables", "numpy_function", "op_scope", "no_regularizer", "is_tensor",
                               "is_numeric_tensor", "dimension_value", "dimension_at_index", "broadcast_static_shape",
                               "get_static_value", "convert_to_tensor_or_indexed_slices", "init_scope",

@@ -120,7 +120,8 @@ math = LazyNamespace("math", ["lens.ops.math", "lens.ops.math_special", "lens.op
 math_special = LazyNamespace("special", ["lens.ops.special_fns"])
 # tf.linalg's own names for the matrix ops (tf.linalg.diag is TF1's matrix_diag, not tf.diag).
 # tf.strings: TF1.15's names (tf.strings.split returns a RaggedTensor there: left out).
-strings = LazyNamespace("strings", [], {
+strings = LazyNamespace("strings", ["lens.ops.strings_extra"], {
+    "as_string": "lens.ops.string_ops.as_string",
     "join": "lens.ops.string_ops.string_join", "to_number": "lens.ops.string_ops.string_to_number",
     "to_hash_bucket_fast": "lens.ops.hash_ops.string_to_hash_bucket_fast",
     **{n: "lens.ops.string_ops." + n for n in ("reduce_join", "substr", "regex_replace", "strip",
