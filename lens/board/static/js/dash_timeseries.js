@@ -342,7 +342,7 @@
       cardsEl.className = "cards";
       container.append(statusEl, pinnedEl, cardsEl);
       const scroller = document.getElementById("dashboards");
-      if (scroller) scroller.addEventListener("scroll", T.noteScroll, {passive: true});
+      if (scroller) T.watchScroll(scroller);
       observer = new IntersectionObserver(onIntersect, {rootMargin: "200px"});
       screenObserver = new IntersectionObserver((entries) => {
         for (const entry of entries) {

@@ -22,12 +22,29 @@ window.lensTsCards = (function () {
   // While the grid is scrolling, cards coming into view show the light preview (preview.js,
   // a few ms) and become plotly charts once the scrolling has stopped, one card per frame:
   // a plotly chart costs tens of ms, which would drop frames mid-scroll.
-  const SETTLE_MS = 150;
+  const SETTLE_MS = 250;  // a stall of the page (a busy machine) mid-scroll is not a stop
   let lastScroll = -Infinity;
   const upgrades = new Set();
   let upgrading = false;
+  let scroller = null, lastTop = 0, checkedAt = -Infinity;
   function noteScroll() { lastScroll = performance.now(); }
-  function scrolling() { return performance.now() - lastScroll < SETTLE_MS; }
+  // The scroll event comes a frame after the move, and cards coming into view can load in
+  // between: a moved scroll position counts as scrolling too (read at most every 10 ms, as
+  // reading it after a card was drawn costs a layout).
+  function scrolling() {
+    const now = performance.now();
+    if (scroller && now - checkedAt > 10) {
+      checkedAt = now;
+      const top = scroller.scrollTop;
+      if (top !== lastTop) { lastTop = top; noteScroll(); }
+    }
+    return performance.now() - lastScroll < SETTLE_MS;
+  }
+  function watchScroll(el) {
+    scroller = el;
+    lastTop = el.scrollTop;
+    el.addEventListener("scroll", noteScroll, {passive: true});
+  }
   function scheduleUpgrades() {
     if (upgrading || !upgrades.size) return;
     upgrading = true;
@@ -80,8 +97,7 @@ window.lensTsCards = (function () {
 
   // Plotly when it runs, else the light preview (preview.js) and a redraw once it does.
   function plot(card, data, layout, label) {
-    const scrolling = performance.now() - lastScroll < SETTLE_MS;
-    if (window.Plotly && scrolling && !card.wired) {
+    if (window.Plotly && scrolling() && !card.wired) {
       window.lensPreview.draw(card.plot, data, layout, label, card.plotWidth);
       upgrades.add(card);
       scheduleUpgrades();
@@ -193,6 +209,8 @@ window.lensTsCards = (function () {
     cancelSync(card);
     const sync = () => {
       card.syncIdle = card.syncTimer = null;
+      // A restyle costs tens of ms: never while the grid scrolls (it waits until it stops).
+      if (scrolling()) { card.syncTimer = setTimeout(sync, SETTLE_MS); return; }
       if (card.el.isConnected && card.plot.data) window.Plotly.restyle(card.plot, {y: ys}, index);
     };
     if (window.requestIdleCallback) card.syncIdle = requestIdleCallback(sync, {timeout: 3000});
@@ -336,5 +354,5 @@ window.lensTsCards = (function () {
     if (widths && card.plot) widths.unobserve(card.plot);
   }
 
-  return {create, noteScroll, scrolling, drawWhenIdle, unwatch, HEIGHT};
+  return {create, watchScroll, scrolling, drawWhenIdle, unwatch, HEIGHT};
 })();
