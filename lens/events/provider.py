@@ -183,6 +183,8 @@ class DataProvider(PluginDataMixin):
             if max_points is not None and len(steps) > max_points:
                 keep = downsample(steps, walls, vals, int(max_points))
                 return steps[keep], walls[keep], vals[keep].astype(np.float64)
+            if not steps.flags.writeable:  # a mapped column file: immutable, no copy needed
+                return steps, walls, vals.astype(np.float64)
             return steps.copy(), walls.copy(), vals.astype(np.float64)
 
     @staticmethod
