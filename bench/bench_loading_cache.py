@@ -2,7 +2,8 @@
 resident memory, one full-resolution series; side by side with RustBoard when installed.
 
 Logdirs are RUNSx5x50000 scalars written by loading_data.fast_scalar_file (default 40 runs =
-10M scalars; quick mode 4 runs = 1M). Override: LENS_BENCH_CACHE_SIZES="400x5x50000,...".
+10M scalars; quick mode 4 runs = 1M). Override: LENS_BENCH_CACHE_SIZES="400x5x50000,...";
+LENS_BENCH_NO_RUSTBOARD=1 skips RustBoard (it takes minutes at 100M).
 Each lens start is a fresh process through the DataProvider the board uses (cache dir, 1024 MB
 cap, loading in its background thread); the clock runs from process start.
 """
@@ -36,7 +37,8 @@ from lens.board.app import create_app
 from lens.events.provider import DataProvider
 steps = int(sys.argv[3])
 imported = time.time() - t0
-p = DataProvider(sys.argv[1], reload_interval=0, cache_dir=sys.argv[2], max_memory_mb=1024)
+p = DataProvider(sys.argv[1], reload_interval=0, cache_dir=sys.argv[2] or None,
+                 max_memory_mb=1024 if sys.argv[2] else None)
 client = create_app(p, reload_interval=0).test_client()
 p.start()
 first = None
@@ -105,7 +107,9 @@ def bench_size(spec, quick=False):
     label = "%s (%.3gM scalars, %.0f MB)" % (spec, expected / 1e6, total_bytes(root) / 1e6)
     cache = tempfile.mkdtemp(prefix="lens-bench-cache-")
     try:
-        _log("cold start on %s" % label)
+        _log("start without a cache dir on %s" % label)
+        plain = _start(root, "", steps)
+        _log("cold start")
         cold = _start(root, cache, steps)
         _log("warm start")
         warm = _start(root, cache, steps)
@@ -113,7 +117,7 @@ def bench_size(spec, quick=False):
         shutil.rmtree(cache, ignore_errors=True)
     assert cold["series"] == warm["series"] == runs * tags and warm["parsed"] == 0
     rust = None
-    if not quick:
+    if not quick and not os.environ.get("LENS_BENCH_NO_RUSTBOARD"):
         _log("RustBoard")
         rust = _rustboard(root, expected, tags, steps, FIRST_STEP)
     note = "" if rust or quick else "; RustBoard binary not installed (n/a)"
@@ -121,6 +125,11 @@ def bench_size(spec, quick=False):
         {"name": "cold start, every series %s" % label, "lens": cold["every"],
          "other": rust[0] if rust else None, "other_name": "RustBoard", "unit": "s",
          "note": "process start until every series answers (1000 points); goal <= 0.15x" + note},
+        {"name": "start without cache dir, every series %s" % spec, "lens": plain["every"],
+         "other": rust[0] if rust else None, "other_name": "RustBoard", "unit": "s",
+         "note": "the same board with no cache dir and no cap (what a cold start costs extra)"},
+        {"name": "peak RSS without cache dir %s" % spec, "lens": plain["hwm"] / 2**20,
+         "other": None, "other_name": "", "unit": "MB", "note": "VmHWM"},
         {"name": "cold start, first series %s" % spec, "lens": cold["first"],
          "other": cold["first"] - cold["imported"], "other_name": "after imports", "unit": "s",
          "note": "goal < 1 s; imports took %.2f s on this busy machine" % cold["imported"]},
