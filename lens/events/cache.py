@@ -18,7 +18,6 @@ import io
 import logging
 import os
 import pickle
-import shutil
 
 import google_crc32c
 
@@ -204,10 +203,6 @@ class CacheDir:
         """write(steps, walls, values) -> colstore.Chunk in the run's folder."""
         folder = self.folder(run)
         return lambda steps, walls, values: colstore.write_chunk(folder, steps, walls, values)
-
-    def clear(self):
-        """Delete the whole cache dir (tests, `--cache_dir` reset)."""
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class _Locked:
