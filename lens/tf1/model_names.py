@@ -17,6 +17,8 @@ signal = LazyNamespace("signal", [], {
 spectral = LazyNamespace("spectral", [], {**{n: _FFT + n for n in _FFT_NAMES},
                                           "dct": _SIG + "dct", "idct": _SIG + "idct"})
 
+distributions = LazyNamespace("distributions", ["lens.ops.distributions"])
+
 # tf.manip: TF1.15's aliases of array ops.
 manip = LazyNamespace("manip", [], {
     "reshape": "lens.ops.array.reshape", "tile": "lens.ops.array.tile",
