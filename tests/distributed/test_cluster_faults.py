@@ -1,9 +1,11 @@
 """Faults and processes: a dead task, joins, and a second client process on the same cluster."""
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
@@ -79,3 +81,33 @@ def test_between_graph_replication_from_another_process(ray_instance):
         assert sess.run(v) == 15.0
     for s in workers + ps:
         s._stop()
+
+
+_SERVER = textwrap.dedent("""
+    import sys
+    import lens as tf
+    server = tf.train.Server({"ps": [sys.argv[1]]}, job_name="ps", task_index=0)
+    print("serving", flush=True)
+    server.join()
+""")
+
+
+def test_ctrl_c_in_a_task_process_leaves_no_actor(ray_instance):
+    from lens.distributed import ray_env
+    from lens.distributed.server import free_port
+    address = "localhost:%d" % free_port()
+    env = dict(os.environ, LENS_RAY_ADDRESS=ray_instance.get_runtime_context().gcs_address)
+    proc = subprocess.Popen([sys.executable, "-c", _SERVER, address], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "serving"
+        assert ray_env.find_actor(ray_instance, address) is not None
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 30
+    while ray_env.find_actor(ray_instance, address) is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray_env.find_actor(ray_instance, address) is None
