@@ -102,9 +102,11 @@ _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _DIR_FDS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
-def _write_all(fd, parts):
-    """Write every buffer of `parts` with as few syscalls as the kernel allows (one, normally)."""
-    total = sum(len(p) if isinstance(p, bytes) else memoryview(p).nbytes for p in parts)
+def _write_all(fd, parts, total=None):
+    """Write every buffer of `parts` (`total` bytes, when the caller knows) with as few syscalls
+    as the kernel allows (one, normally)."""
+    if total is None:
+        total = sum(len(p) if isinstance(p, bytes) else memoryview(p).nbytes for p in parts)
     done = os.writev(fd, parts)
     if done == total:
         return
@@ -192,12 +194,12 @@ class DumpWriter:
                 n += 1
                 candidate = "%s-%d" % (base, n)
         try:
-            _write_all(fd, parts)
+            _write_all(fd, parts, nbytes)
         finally:
             os.close(fd)
         self.bytes_written += nbytes
         self.files_written += 1
-        return os.path.basename(candidate)
+        return candidate if _DIR_FDS else os.path.basename(candidate)
 
     def _dir_fd(self, folder):
         """An open fd of dump_root/folder, creating the folder (and parents) once per run."""
