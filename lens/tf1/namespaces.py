@@ -77,7 +77,7 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
                                 "lens.training.decay", "lens.training.ema", "lens.training.queue_runner",
                                 "lens.training.input", "lens.training.looper",
                                 "lens.training.optimizers_proximal", "lens.training.train_extra",
-                                "lens.training.supervisor"], {
+                                "lens.training.supervisor", "lens.training.checkpoint_object"], {
     "queue_runner": "lens.tf1.namespaces.train_queue_runner",
     "Optimizer": "lens.training.optimizer.Optimizer",
     "ClusterSpec": "lens.distributed.cluster.ClusterSpec", "Server": "lens.distributed.server.Server",

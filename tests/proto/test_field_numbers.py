@@ -32,6 +32,7 @@ PAIRS = [
     ("meta_graph", "meta_graph", ["MetaGraphDef", "CollectionDef", "TensorInfo",
                                   "SignatureDef", "AssetFileDef"]),
     ("saver", "saver", ["SaverDef"]),
+    ("trackable_object_graph", "trackable_object_graph", ["TrackableObjectGraph", "RegisteredSaver"]),
     ("variable", "variable", ["VariableDef", "SaveSliceInfoDef"]),
 ]
 
