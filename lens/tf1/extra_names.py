@@ -76,7 +76,7 @@ _SOURCES = {
     "lens.data.reader_ops": ["ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
                              "WholeFileReader", "IdentityReader"],
     "lens.ops.image_composites": ["saturate_cast"],
-    "lens.tf1.model_names": ["signal", "spectral", "manip", "distributions", "fft", "ifft", "fft2d", "ifft2d",
+    "lens.tf1.model_names": ["signal", "spectral", "manip", "distributions", "audio", "fft", "ifft", "fft2d", "ifft2d",
                              "fft3d", "ifft3d",
                              "fftnd", "ifftnd", "rfftnd", "irfftnd", "complex", "real", "imag", "conj", "angle",
                              "random_crop", "extract_image_patches", "space_to_batch", "batch_to_space",

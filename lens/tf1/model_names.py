@@ -82,3 +82,8 @@ from lens.ops.space_batch import (batch_to_space, batch_to_space_nd, required_sp
                                   space_to_batch, space_to_batch_nd)
 from lens.ops.nn_more import conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402,F401
 from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,F401,A004
+
+# tf.audio and the morphological / index-returning pools.
+audio = LazyNamespace("audio", [], {n: "lens.ops.audio_ops." + n for n in ("decode_wav", "encode_wav")})
+_ns.nn._extra.update({n: "lens.ops.nn_morph." + n for n in (
+    "dilation2d", "erosion2d", "max_pool_with_argmax", "fractional_max_pool", "fractional_avg_pool")})
