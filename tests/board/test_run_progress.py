@@ -58,9 +58,12 @@ def test_run_selector_shows_each_runs_progress_while_loading(page, slow_logdir):
             page.goto(f"{url}/#tab=scalars")
             # While runs are still arriving, some listed run carries a percentage...
             mark = "#run-list .run-progress"
-            assert wait_until(lambda: any(t.endswith("%") for t in
-                                          page.locator(mark).all_text_contents()), timeout=8)
-            title = page.locator(mark).filter(has_text="%").first.get_attribute("title")
+            seen = wait_until(lambda: page.evaluate("""(sel) => {
+                const m = [...document.querySelectorAll(sel)].find((e) => e.textContent.endsWith("%"));
+                return m ? [m.dataset.run, m.textContent, m.title] : null; }""", mark), timeout=8)
+            assert seen, "no run showed a loading percentage"
+            run, text, title = seen
+            assert run in ("a", "b", "c") and 0 <= int(text[:-1]) < 100
             assert title.startswith("Loading: ") and "events so far" in title
             # ...and once everything is read the marks are gone and every run is listed.
             assert wait_until(lambda: page.locator(mark).count() == 3 and not any(
