@@ -11,6 +11,7 @@ from lens.client.session import _Context
 from lens.client.tracing import _Recorder, fill_run_metadata
 from lens.distributed import ray_env
 from lens.distributed.cluster import ClusterSpec
+from lens.distributed.outbox import Outbox
 from lens.distributed.rendezvous import Rendezvous
 from lens.framework import errors, run_deadline
 from lens.framework.graph import Graph
@@ -56,6 +57,7 @@ class TaskService:
         self._peers = {}
         self._tls = threading.local()
         self._stopped = threading.Event()
+        self.outbox = Outbox(self._peer)
 
     def describe(self):
         """(cluster as a dict, job, task index, process id)."""
@@ -93,10 +95,13 @@ class TaskService:
         part = self.partitions[key]
         self._tls.step = step
         try:
-            if timeout_ms > 0:
-                with run_deadline.within(timeout_ms):
-                    return self._run(part, feeds, options)
-            return self._run(part, feeds, options)
+            try:
+                if timeout_ms > 0:
+                    with run_deadline.within(timeout_ms):
+                        return self._run(part, feeds, options)
+                return self._run(part, feeds, options)
+            finally:
+                self.outbox.flush(step)
         except Exception as e:  # noqa: BLE001 - every failure goes back to the client as TF's error
             err = translate_error(e, part.plan) if not isinstance(e, errors.OpError) or e.op is None else e
             if err is None:
@@ -145,21 +150,24 @@ class TaskService:
             if ref is None:
                 ref = self._tls.shared[id(value)] = (ray_env.ray_module().put(value), value)
             value = ref[0]
-        self._peer(job, index).deliver.remote(step, key, value)
+        self.outbox.put(step, job, index, key, value)
         self._tls.sending += time.perf_counter() - t0
 
     def receive(self, key):
         """The value sent under key in this thread's step (blocks until it arrives)."""
         t0 = time.perf_counter()
+        self.outbox.flush(self._tls.step)     # what this partition sent so far goes before it waits
         value = self.rendezvous.receive(self._tls.step, key, self.name)
         self._tls.waited += time.perf_counter() - t0
         if isinstance(value, np.ndarray) and not value.flags.writeable:
             value = value.copy()    # object-store buffers are read-only; kernels may update in place
         return value
 
-    def deliver(self, step, key, value):
-        """Called by a peer's _Send."""
-        self.rendezvous.deliver(step, key, value)
+    def deliver_many(self, step, keys, *values):
+        """Called by a peer's outbox: the values its partitions sent for step (object-store refs
+        among them arrive resolved: Ray resolves top-level arguments)."""
+        for key, value in zip(keys, values):
+            self.rendezvous.deliver(step, key, value)
 
     def abort(self, step, message):
         """The client gave the step up: wake its receivers with CancelledError."""

@@ -141,3 +141,35 @@ def test_targets_that_serve_nothing(cluster):
         tf.Session("grpc://localhost:1")
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid target"):
         tf.Session("grpc://")
+
+
+def test_in_graph_replication_averages_the_towers(cluster):
+    workers, _ = cluster
+    rng = np.random.RandomState(1)
+    xv, w0 = rng.rand(6, 4).astype(np.float32), rng.rand(4, 2).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            w = tf.Variable(w0, name="tower_w")
+        x = tf.placeholder(tf.float32, [6, 4])
+        grads = []
+        for i, xi in enumerate(tf.split(x, 2)):
+            with tf.device("/job:worker/task:%d" % i):
+                grads.append(tf.gradients(tf.reduce_sum(tf.square(tf.matmul(xi, w))), w)[0])
+        with tf.device("/job:ps/task:0"):
+            train = tf.train.GradientDescentOptimizer(0.1).apply_gradients([((grads[0] + grads[1]) / 2.0, w)])
+        trace = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session(workers[0].target, graph=g) as sess:
+        sess.run(w.initializer)
+        meta = tf.RunMetadata()
+        sess.run(train, {x: xv}, options=trace, run_metadata=meta)
+        halves = np.split(xv, 2)
+        want = w0 - 0.1 * sum(2 * h.T @ (h @ w0) for h in halves) / 2
+        np.testing.assert_allclose(sess.run(w), want, rtol=1e-5)
+    # Each task computed its own tower: the timeline has a row per task device.
+    devices = {d.device for d in meta.step_stats.dev_stats}
+    assert devices == {"/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:0"}
+    chrome = tf.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format()
+    for dev in devices:
+        assert dev in chrome
