@@ -1,7 +1,8 @@
 """The board's cache directory: each run's store kept on disk between restarts.
 
-Layout under the cache dir (one per logdir): `lock` (every board holds it shared; the one that
-finds itself alone holds it exclusive for a moment to delete files no state names), and
+Layout under the cache dir (one per logdir): `lock` (every board holds it shared; one that
+finds itself alone after its first pass holds it exclusive for a moment to delete files no
+state names), and
 `runs/<key>/` per run: `state` (what the run's store and file readers held, a versioned,
 checksummed pickle read back with a loader that builds nothing but plain values and NumPy
 arrays), `lock` (taken while the state is written or read) and the run's colstore chunks.
@@ -78,7 +79,6 @@ class CacheDir:
         try:
             os.makedirs(os.path.join(self.root, "runs"), exist_ok=True)
             self._lock_file = open(os.path.join(self.root, "lock"), "a+")
-            self._sweep()
             fcntl.flock(self._lock_file, fcntl.LOCK_SH)
             self._probe()
         except OSError as exc:
@@ -109,12 +109,24 @@ class CacheDir:
             os.fsync(f.fileno())
         os.remove(probe)
 
-    def _sweep(self):
-        """Alone on the cache: delete chunk files that no run's state names."""
+    def sweep(self):
+        """If no other board uses the cache, delete chunk files that no run's state names.
+
+        Called once the first pass saved every run (so this board's own chunks are named)."""
+        if self._lock_file is None or self.error is not None:
+            return
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return  # another board serves from this cache: its chunks must stay
+        try:
+            self._sweep()
+        except OSError as exc:  # leftovers cost only disk space
+            log.info("cache dir %s: could not delete old column files (%s)", self.root, exc)
+        finally:
+            fcntl.flock(self._lock_file, fcntl.LOCK_SH)
+
+    def _sweep(self):
         runs = os.path.join(self.root, "runs")
         for key in os.listdir(runs):
             folder = os.path.join(runs, key)

@@ -65,8 +65,15 @@ class CachingWatcher(LogdirWatcher):
         self._cap_said = False
         self.records_parsed = 0  # records parsed by this process (not taken from the cache)
         self._damaged = set()  # runs whose column files failed to read: reset on next reload
+        self._swept = False
 
     # ---- reading ------------------------------------------------------------------------
+    def reload(self):
+        super().reload()
+        if self.cache is not None and not self._swept:
+            self._swept = True
+            self.cache.sweep()  # after serving starts: old column files cost only disk
+
     def _read_run(self, name):
         run = self._runs[name]
         if any(r.shrank for r in run.readers.values()):

@@ -240,3 +240,22 @@ def test_a_column_file_lost_under_a_running_board_makes_its_run_read_again(tmp_p
         provider.scalars("a", "loss")
     provider.reload()
     assert _dump(provider) == _dump(_load(logdir))
+
+
+def test_old_column_files_are_swept_only_by_a_board_alone_on_the_cache(tmp_path):
+    logdir, cache = _logdir(tmp_path), str(tmp_path / "cache")
+    first = _load(logdir, cache)
+    path = os.path.join(logdir, "a", "events.out.tfevents.1.x")
+    for k in range(10):  # appends past max_chunks: compaction leaves old files behind
+        write_events(path, _events(range(300 + k, 301 + k)), mode="ab")
+        first.reload()
+    named = {c.path for s in first._watcher.stores["a"].scalars.values() for c in s.chunks()}
+    assert len(_chunk_paths(cache, "a")) > len(named)
+    second = _load(logdir, cache)  # `first` still holds the cache: nothing is deleted
+    assert len(_chunk_paths(cache, "a")) > len(named)
+    del first, second
+    import gc
+    gc.collect()
+    alone = _load(logdir, cache)
+    assert set(_chunk_paths(cache, "a")) == named
+    assert _dump(alone) == _dump(_load(logdir))
