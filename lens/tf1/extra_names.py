@@ -52,6 +52,7 @@ _SOURCES = {
                               "self_adjoint_eig", "self_adjoint_eigvals"],
     "lens.ops.asserts_extra": ["assert_near", "assert_integer", "assert_scalar", "assert_rank_in",
                                "assert_same_float_dtype", "assert_proper_iterable"],
+    "lens.ops.templates": ["make_template", "custom_gradient", "grad_pass_through"],
     "lens.ops.math_more": ["accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
                            "scalar_mul", "sort", "argsort", "searchsorted", "unique_with_counts", "dynamic_partition",
                            "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"],
