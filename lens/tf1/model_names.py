@@ -87,3 +87,10 @@ from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,
 audio = LazyNamespace("audio", [], {n: "lens.ops.audio_ops." + n for n in ("decode_wav", "encode_wav")})
 _ns.nn._extra.update({n: "lens.ops.nn_morph." + n for n in (
     "dilation2d", "erosion2d", "max_pool_with_argmax", "fractional_max_pool", "fractional_avg_pool")})
+
+# tf.image's bicubic and area resizes, and resize_images / resize with every ResizeMethod.
+_RS = {n: "lens.ops.image_resize_more." + n for n in ("resize_bicubic", "resize_area", "resize_images")}
+_RS["resize"] = _RS["resize_images"]
+_ns.image._extra.update(_RS)
+for _k in _RS:
+    _ns.image.__dict__.pop(_k, None)

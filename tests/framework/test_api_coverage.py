@@ -6,10 +6,9 @@ import pathlib
 import lens
 
 NAMES_FILE = pathlib.Path(__file__).resolve().parent / "fixtures" / "tf_compat_v1_names.txt"
-# Names known to raise NotImplementedError for some documented arguments (BICUBIC/AREA resizing and
-# preserve_aspect_ratio): they do not count as done; remove each entry when its gap is filled.
-KNOWN_PARTIAL = {"image.resize", "image.resize_images",
-                 "feature_column.embedding_column",                 # ckpt_to_load_from=, max_norm=
+# Names known to raise NotImplementedError for some documented arguments: they do not count as done;
+# remove each entry when its gap is filled.
+KNOWN_PARTIAL = {"feature_column.embedding_column",                 # ckpt_to_load_from=, max_norm=
                  "debugging.experimental.enable_dump_debug_info"}   # some tensor_debug_modes
 
 
