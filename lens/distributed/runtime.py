@@ -64,6 +64,7 @@ class ClusterRuntime:
         self.runs = {}
         self.closed = False
         self.last_timing = {}
+        self.shipped = 0        # partitions registered on tasks (once per fetch/feed signature)
 
     def placer(self):
         """Places ops on the cluster's devices; unpinned ops go to the target's task."""
@@ -215,6 +216,7 @@ class ClusterRuntime:
             pieces.append(_Piece(device, task, actor, key, feed_slots, fetched, gd))
         for ref, piece in zip(pending, pieces):
             self._get(ref, piece.task)
+        self.shipped += len(pieces)
         return _DistRun(pieces, feeds, feed_keys, fed, mapper.elements, mapper.build)
 
     def _actor(self, job, index):

@@ -173,3 +173,24 @@ def test_in_graph_replication_averages_the_towers(cluster):
     chrome = tf.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format()
     for dev in devices:
         assert dev in chrome
+
+
+def test_partitions_ship_once_per_signature_and_deadlines_hold(cluster):
+    workers, _ = cluster
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(10, tf.float32, shapes=[[]], name="deadline_q")
+            v = tf.Variable(1.0, name="shipped_once")
+        with tf.device("/job:worker/task:1"):
+            y = v * 2.0
+        take = q.dequeue()
+    with tf.Session(workers[0].target, graph=g) as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            assert sess.run(y) == 2.0
+        shipped = sess._remote.shipped
+        assert sess.run(y, {v: 5.0}) == 10.0    # a new signature ships its own partitions
+        assert sess._remote.shipped > shipped
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(take, options=tf.RunOptions(timeout_in_ms=500))
