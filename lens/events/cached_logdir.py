@@ -69,6 +69,8 @@ class CachingWatcher(LogdirWatcher):
 
     # ---- reading ------------------------------------------------------------------------
     def reload(self):
+        if self.cache is not None:
+            colstore.import_arrow()  # here, not under the store lock where requests wait
         super().reload()
         if self.cache is not None and not self._swept:
             self._swept = True

@@ -28,6 +28,11 @@ def _arrow():
     return pa, ipc
 
 
+def import_arrow():
+    """Import pyarrow now (about a second on a busy machine) rather than at a first write."""
+    _arrow()
+
+
 def _crc(path):
     """CRC-32C of a whole file, read in pieces (so no more than 1 MB is held at once)."""
     import google_crc32c
