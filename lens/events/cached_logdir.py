@@ -116,7 +116,8 @@ class CachingWatcher(LogdirWatcher):
                 self.stores[name] = store
 
     def _ingest(self, run, path, reader, batch):
-        self.records_parsed += batch.records
+        with self.lock:  # runs load in threads: count under the lock
+            self.records_parsed += batch.records
         super()._ingest(run, path, reader, batch)
         if self.cap and anon_rss() > _CAP_SHARE * self.cap:
             self._relieve()
