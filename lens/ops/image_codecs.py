@@ -407,6 +407,35 @@ register_op("DecodeGif", make=lambda op, ctx: (lambda c: _decode_gif(_scalar_str
             not_differentiable=True, shape=lambda op: [TensorShape([None, None, None, 3])])
 register_op("DecodeImage", make=_image_make, not_differentiable=True,
             shape=lambda op: [TensorShape(None)])
+def _webp_make(op, ctx):
+    channels = op._attrs["channels"]
+
+    def run(c):
+        Image, _, ImageSequence = _pil()
+        data = _scalar_string(op, c)
+        if not (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+            raise errors.InvalidArgumentError(None, op, "Invalid WebP data, size %d" % len(data))
+        try:
+            img = Image.open(io.BytesIO(data))
+            frames = list(ImageSequence.Iterator(img))
+            if len(frames) > 1:   # animations decode as [frames, h, w, 4] RGBA
+                if channels not in (0, 4):
+                    raise errors.InvalidArgumentError(None, op, "WebP animations decode to 4 channels only, got "
+                                                      "channels=%d" % channels)
+                return np.stack([np.asarray(f.convert("RGBA")) for f in frames])
+            img.load()
+        except (OSError, SyntaxError, ValueError) as e:
+            raise errors.InvalidArgumentError(None, op, "Invalid WebP data, size %d (%s)" % (len(data), e)) from None
+        native = 4 if img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info else 3
+        if channels not in (0, native):
+            raise errors.InvalidArgumentError(None, op, "The number of channels (%d) must match the WebP image's (%d)"
+                                              % (channels, native))
+        return np.asarray(img.convert("RGBA" if native == 4 else "RGB"))[None]
+    return run
+
+
+register_op("DecodeWebP", make=_webp_make, not_differentiable=True,
+            shape=lambda op: [TensorShape([None, None, None, op._attrs["channels"] or None])])
 register_op("ExtractJpegShape", make=_shape_make, not_differentiable=True, shape=lambda op: [TensorShape([3])])
 register_op("EncodePng", make=_encode_png_make, not_differentiable=True, shape=lambda op: [TensorShape([])])
 register_op("EncodeJpegVariableQuality", make=_variable_quality_make, not_differentiable=True,
@@ -526,6 +555,14 @@ def encode_jpeg_variable_quality(images, quality, name=None):
         q = convert_to_tensor(quality, dtype=_dt.int32, name="quality")
         return apply_op("EncodeJpegVariableQuality", [(x, "images"), (q, "quality")], {}, name=scope,
                         dtypes=[_dt.string], same_dtype=False)
+
+
+def decode_webp(contents, channels=0, dtype=_dt.uint8, name=None):
+    """A WebP-encoded scalar string as [frames, height, width, 3 or 4] uint8 (animations: 4 channels)."""
+    _check_channels(channels, {0, 3, 4}, "decode_webp")
+    if _dt.as_dtype(dtype) is not _dt.uint8:
+        raise TypeError("dtype must be uint8 for decode_webp, got %s" % _dt.as_dtype(dtype).name)
+    return _decode("DecodeWebP", contents, {"channels": channels, "dtype": _dt.uint8}, _dt.uint8, name)
 
 
 def is_jpeg(contents, name=None):

@@ -94,3 +94,9 @@ _RS["resize"] = _RS["resize_images"]
 _ns.image._extra.update(_RS)
 for _k in _RS:
     _ns.image.__dict__.pop(_k, None)
+
+# tf.io's names for the image codecs.
+_ns.io._extra.update({n: "lens.ops.image_codecs." + n for n in (
+    "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image", "decode_and_crop_jpeg", "encode_png",
+    "encode_jpeg", "extract_jpeg_shape", "is_jpeg", "decode_webp")})
+_ns.image._extra["decode_webp"] = "lens.ops.image_codecs.decode_webp"

@@ -230,3 +230,17 @@ ROWS = [
         lambda x: _patch_ref(x, [3, 2], [1, 2], [1, 1], "VALID"), [[F(1, 4, 5, 3)]], label="ExtractImagePatches VALID"),
 ]
 _ = FIX
+
+
+def _webp():
+    import pathlib
+    rec = np.load(pathlib.Path(__file__).resolve().parent / "fixtures" / "webp_tf.npz")
+    names = ("lossy", "lossless", "alpha")
+    got = _run(lambda: [C.decode_webp(rec["in_" + n].tobytes()) for n in names])
+    for g, n in zip(got, names):   # TF's and Pillow's libwebp decode alike, lossy included
+        np.testing.assert_array_equal(g, rec[n])
+    np.testing.assert_array_equal(got[1][0], rec["rgb"])
+    np.testing.assert_array_equal(got[2][0], rec["rgba"])
+
+
+ROWS.append(custom("DecodeWebP", _webp))
