@@ -259,3 +259,17 @@ def test_old_column_files_are_swept_only_by_a_board_alone_on_the_cache(tmp_path)
     alone = _load(logdir, cache)
     assert set(_chunk_paths(cache, "a")) == named
     assert _dump(alone) == _dump(_load(logdir))
+
+
+def test_a_full_cache_dir_is_given_up_once_and_serving_goes_on(tmp_path):
+    logdir, cache = _logdir(tmp_path), str(tmp_path / "cache")
+    provider = _load(logdir, cache)
+    folder = os.path.dirname(_state_path(cache, "a"))
+    # The next state write of this process lands on a device that is always full.
+    os.symlink("/dev/full", os.path.join(folder, "state.%d.tmp" % os.getpid()))
+    write_events(os.path.join(logdir, "a", "events.out.tfevents.1.x"), _events(range(300, 310)),
+                 mode="ab")
+    provider.reload()
+    status = _status(provider)
+    assert status["ok"] is False and "No space left" in status["error"]
+    assert _dump(provider) == _dump(_load(logdir))
