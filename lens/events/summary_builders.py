@@ -10,6 +10,13 @@ from lens.proto import event_pb2, summary_pb2, tensor_pb2, tensor_util
 Summary = summary_pb2.Summary
 _F32 = struct.Struct("<f").pack
 _SCALAR_HEADS = {}   # tag -> the bytes of Summary{value{tag, simple_value}} before the float
+_KNOWN_HEADS = set()    # those heads: any head + 4 bytes is a well-formed scalar Summary
+
+
+def is_scalar_bytes(data):
+    """True when bytes are a Summary scalar() put together (a known head and a float): a
+    well-formed Summary without metadata, so a writer needs no parse to trust them."""
+    return len(data) > 4 and data[:-4] in _KNOWN_HEADS
 
 
 def _len_prefix(n):
@@ -26,7 +33,10 @@ def _scalar_head(tag):
     head = None if inner is None else b"\n" + _len_prefix(len(inner) + 4) + inner
     if len(_SCALAR_HEADS) > 10000:
         _SCALAR_HEADS.clear()
+        _KNOWN_HEADS.clear()
     _SCALAR_HEADS[tag] = head
+    if head is not None:
+        _KNOWN_HEADS.add(head)
     return head
 _FLOAT_IMAGE_TYPES = (np.float16, np.float32, np.float64)
 

@@ -5,6 +5,7 @@ import threading
 import time
 
 from lens.events.event_file_writer import EventFileWriter
+from lens.events.summary_builders import is_scalar_bytes as _is_scalar_bytes
 from lens.framework.graph import get_default_graph
 from lens.proto import config_pb2, event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
@@ -100,7 +101,8 @@ class FileWriter:
                 0 if global_step is None else _step(global_step))
             if _INT64_MIN <= step <= _INT64_MAX:
                 try:
-                    _parse_summary(summary)
+                    if not _is_scalar_bytes(summary):  # scalar()'s own bytes need no parse
+                        _parse_summary(summary)
                 except Exception as exc:
                     raise ValueError("add_summary got bytes that are not a serialized Summary "
                                      "(%s); pass the output of a summary op or a Summary proto"

@@ -93,3 +93,16 @@ def test_fast_add_summary_rejects_garbage_and_bad_steps(tmp_path):
     w.close()
     events = [e for e in read_events(str(tmp_path)) if e.HasField("summary")]
     assert events == []
+
+
+def test_scalar_bytes_are_recognised_without_a_parse():
+    data = sb.scalar("recognised/tag", 1.25)
+    assert sb.is_scalar_bytes(data)
+    assert not sb.is_scalar_bytes(data[:-1])
+    assert not sb.is_scalar_bytes(b"\xff" + data[1:])
+    assert not sb.is_scalar_bytes(_proto_summary("never/built/here", 1.0))
+    # any float bits after a known head still make a valid Summary
+    for tail in [b"\x00\x00\xc0\x7f", b"\xff\xff\xff\xff", b"\x01\x02\x03\x04"]:
+        forged = data[:-4] + tail
+        assert sb.is_scalar_bytes(forged)
+        assert summary_pb2.Summary.FromString(forged).value[0].tag == "recognised/tag"
