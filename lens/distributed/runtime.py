@@ -100,8 +100,12 @@ class ClusterRuntime:
             opts = task_options.SerializeToString()
         refs = {p.actor.run.remote(p.key, step, [vals[i] for i in p.feed_slots], timeout_ms, opts): p
                 for p in compiled.pieces}
-        results = self._gather(refs, step, timeout_ms)
-        # Per device: (seconds its partition ran, seconds of that blocked on transfers).
+        try:
+            results = self._gather(refs, step, timeout_ms)
+        except KeyboardInterrupt:   # Ctrl-C in the client: the tasks drop the step too
+            self._abort(refs.values(), step, "the client was interrupted")
+            raise
+        # Per device: (seconds its partition ran, of which blocked receiving, and sending).
         self.last_timing = {p.device: results[p][3] for p in compiled.pieces}
         values = {}
         for p in compiled.pieces:
