@@ -154,7 +154,19 @@ linalg = LazyNamespace("linalg", ["lens.ops.linalg"], {
         ("triangular_solve", "matrix_triangular_solve")]},
     "global_norm": "lens.ops.clip.global_norm", "l2_normalize": "lens.ops.nn.l2_normalize",
     "tensor_diag": "lens.ops.init_ops.diag", "tensor_diag_part": "lens.ops.init_ops.diag_part"})
-random = LazyNamespace("random", ["lens.ops.random"])
+random = LazyNamespace("random", ["lens.ops.random"], {
+    **{n: "lens.ops.random_stateless.stateless_random_" + n[len("stateless_"):]
+       for n in ("stateless_uniform", "stateless_normal")},
+    "stateless_truncated_normal": "lens.ops.random_stateless.stateless_truncated_normal",
+    **{n: "lens.ops.random_stateless_more." + n for n in (
+        "stateless_categorical", "stateless_multinomial", "stateless_parameterized_truncated_normal")},
+    **{n: "lens.ops.random_stateless_more.stateless_random_" + n[len("stateless_"):]
+       for n in ("stateless_gamma", "stateless_poisson", "stateless_binomial")},
+    "split": "lens.ops.random_stateless_more.stateless_split",
+    "fold_in": "lens.ops.random_stateless_more.stateless_fold_in",
+    "experimental": "lens.tf1.namespaces.random_experimental"})
+random_experimental = LazyNamespace("experimental", [], {
+    n: "lens.ops.random_stateless_more." + n for n in ("stateless_split", "stateless_fold_in")})
 layers = LazyNamespace("layers", ["lens.layers"])
 losses = LazyNamespace("losses", ["lens.losses"])
 metrics = LazyNamespace("metrics", ["lens.metrics"])
