@@ -100,3 +100,11 @@ _ns.io._extra.update({n: "lens.ops.image_codecs." + n for n in (
     "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_image", "decode_and_crop_jpeg", "encode_png",
     "encode_jpeg", "extract_jpeg_shape", "is_jpeg", "decode_webp")})
 _ns.image._extra["decode_webp"] = "lens.ops.image_codecs.decode_webp"
+
+# tf.layers' 1-D / 3-D convolution and pooling layers and the separable convolutions.
+_ns.layers._extra.update({n: "lens.layers.conv_more." + n for n in (
+    "Conv1D", "Conv3D", "Conv3DTranspose", "MaxPooling1D", "MaxPooling3D", "AveragePooling1D", "AveragePooling3D",
+    "SeparableConv1D", "SeparableConv2D", "Convolution1D", "Convolution3D", "Convolution3DTranspose",
+    "Deconvolution3D", "MaxPool1D", "MaxPool3D", "AvgPool1D", "AvgPool3D", "SeparableConvolution1D",
+    "SeparableConvolution2D", "conv1d", "conv3d", "conv3d_transpose", "separable_conv1d", "separable_conv2d",
+    "max_pooling1d", "max_pooling3d", "average_pooling1d", "average_pooling3d")})
