@@ -208,19 +208,23 @@ def downsample(steps, walls, values, max_points):
     starts = np.concatenate([[0], np.searchsorted(steps, edges, side="left")])
     starts = np.unique(starts[starts < n])
     ends = np.append(starts[1:], n) - 1
-    finite = np.where(np.isnan(values), np.inf, values)
-    mins = np.minimum.reduceat(finite, starts)
-    finite = np.where(np.isnan(values), -np.inf, values)
-    maxs = np.maximum.reduceat(finite, starts)
-    bucket_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
-    keep = np.zeros(n, dtype=bool)
-    keep[starts] = True
-    keep[ends] = True
-    for extreme in (mins, maxs):
-        hit = np.flatnonzero(values == extreme[bucket_of])
-        first = np.unique(bucket_of[hit], return_index=True)[1]
-        keep[hit[first]] = True
-    nans = np.flatnonzero(np.isnan(values))
+    sizes = ends - starts + 1
+    nan = np.isnan(values)
+    nans = np.flatnonzero(nan)
+    keep = [starts, ends]
+    for fill, reduce in ((np.inf, np.minimum), (-np.inf, np.maximum)):
+        finite = np.where(nan, fill, values) if len(nans) else values
+        extreme = reduce.reduceat(finite, starts)
+        keep.append(_first_in_buckets(np.flatnonzero(values == np.repeat(extreme, sizes)),
+                                      starts, ends))
     if len(nans):  # a NaN is the biggest spike of all: keep the first of each bucket
-        keep[nans[np.unique(bucket_of[nans], return_index=True)[1]]] = True
-    return np.flatnonzero(keep)
+        keep.append(_first_in_buckets(nans, starts, ends))
+    return np.unique(np.concatenate(keep))
+
+
+def _first_in_buckets(hits, starts, ends):
+    """The first of the sorted indices `hits` inside each bucket [start, end] that has one."""
+    if not len(hits):
+        return hits
+    first = hits[np.minimum(np.searchsorted(hits, starts), len(hits) - 1)]
+    return first[(first >= starts) & (first <= ends)]

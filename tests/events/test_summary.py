@@ -1,4 +1,7 @@
-"""Downsampling from block summaries picks exactly the points that reading every one picks."""
+"""Downsampling keeps each bucket's first, last, min, max and first NaN (checked against a
+point-by-point reference); from block summaries it picks exactly the same points."""
+
+import math
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -35,6 +38,36 @@ def test_same_points_as_reading_every_one(series, block, max_points, data):
     got = downsample_summarized(steps, values, summary, a, b, max_points, block=block)
     want = downsample(steps[a:b], None, values[a:b], max_points)
     assert got.tolist() == want.tolist()
+
+
+def _reference(steps, values, max_points):
+    """downsample's rule, one bucket and one point at a time."""
+    n = len(steps)
+    if n <= max_points:
+        return list(range(n))
+    buckets = max(1, max_points // 4)
+    edges = np.linspace(int(steps[0]), int(steps[-1]), buckets + 1)[1:-1]
+    starts = sorted({0} | {int(np.searchsorted(steps, e, side="left")) for e in edges} - {n})
+    keep = set()
+    for b, start in enumerate(starts):
+        end = starts[b + 1] if b + 1 < len(starts) else n
+        seg = [float(x) for x in values[start:end]]
+        keep |= {start, end - 1}
+        finite = [x for x in seg if not math.isnan(x)]
+        for extreme in ((min(finite), max(finite)) if finite else ()):
+            keep.add(start + seg.index(extreme))
+        nans = [i for i, x in enumerate(seg) if math.isnan(x)]
+        if nans:
+            keep.add(start + nans[0])
+    return sorted(keep)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_series(), st.integers(4, 80))
+def test_downsample_keeps_first_last_min_max_and_first_nan_of_each_bucket(series, max_points):
+    steps, values = series
+    assert downsample(steps, None, values, max_points).tolist() == \
+        _reference(steps, values, max_points)
 
 
 def test_block_summary_fields():
