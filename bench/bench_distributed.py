@@ -64,7 +64,9 @@ def measure(quick):
         rng = np.random.default_rng(0)
         ws, bs = _init(rng)
         x, y = _data(32 if quick else 128, rng)
-        workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1)
+        one_thread = tf.ConfigProto(intra_op_parallelism_threads=1)   # 3 processes share 2 cores
+        workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1, worker_config=one_thread,
+                                                   ps_config=one_thread)
         g1, x1, y1, train1, loss1, init1 = build(tf, ws, bs, ["/job:localhost/replica:0/task:0/device:CPU:0"] * 2,
                                                  "/job:localhost/replica:0/task:0/device:CPU:0")
         local = tf.Session(graph=g1)

@@ -66,8 +66,9 @@ class Server:
         cls = _task_actor_class(ray)
         # num_cpus=0: a task holds state and waits on transfers, it must not claim a core.
         actor = cls.options(name=ray_env.actor_name(self._address), namespace=ray_env.NAMESPACE,
-                            num_cpus=0, max_concurrency=64).remote(self._cluster.as_dict(),
-                                                                   self._job, self._index)
+                            num_cpus=0, max_concurrency=64).remote(
+            self._cluster.as_dict(), self._job, self._index,
+            self._config.intra_op_parallelism_threads if self._config is not None else 0)
         ray.get(actor.describe.remote())  # up and registered under its name
         self._actor = actor
 

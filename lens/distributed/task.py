@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from lens.client.parallel import limit_blas
 from lens.client.plan import VariableStore, compile_plan, translate_error
 from lens.client.session import _Context
 from lens.client.tracing import _Recorder, fill_run_metadata
@@ -45,7 +46,7 @@ class _Partition:
 class TaskService:
     """The state and the entry points of one task (/job:j/replica:0/task:i) in its own process."""
 
-    def __init__(self, cluster, job, index):
+    def __init__(self, cluster, job, index, intra_op_threads=0):
         self.cluster = ClusterSpec(cluster)
         self.job, self.index = job, index
         self.name = ray_env.task_name(job, index)
@@ -58,6 +59,7 @@ class TaskService:
         self._tls = threading.local()
         self._stopped = threading.Event()
         self.outbox = Outbox(self._peer)
+        self.intra_op_threads = intra_op_threads    # the Server's ConfigProto: BLAS threads per kernel
 
     def describe(self):
         """(cluster as a dict, job, task index, process id)."""
@@ -82,6 +84,8 @@ class TaskService:
         targets = [op for op in graph._ops if not (op._type == "_Recv" and op._attrs.get("client_terminated"))]
         targets += [graph.get_tensor_by_name(n) for n in fetch_names]
         plan = compile_plan(targets, fed, ctx, trace=trace)
+        if self.intra_op_threads > 0:
+            plan.fn = limit_blas(plan.fn, self.intra_op_threads)
         self.partitions[key] = _Partition(graph, plan, trace)
         return True
 
