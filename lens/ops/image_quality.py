@@ -226,3 +226,77 @@ def resize_image_with_pad(image, target_height, target_width, method=0, align_co
         top = max(int((target_height - h / ratio) / 2), 0)
         left = max(int((target_width - w / ratio) / 2), 0)
         return pad_to_bounding_box(resized, top, left, target_height, target_width)
+
+
+# ---- ExtractVolumePatches ---------------------------------------------------------------------
+def _volume_index(dims, ks, ss, padding):
+    """[od, oh, ow, kd, kh, kw] flat source voxel index (prod(dims) where the patch reads padding)."""
+    axes, outs = [], []
+    for n, k, s in zip(dims, ks, ss):
+        o, before = _patch_geometry(n, k, s, 1, padding)
+        pos = np.arange(o)[:, None] * s - before + np.arange(k)[None, :]
+        axes.append(pos)
+        outs.append(o)
+    d, h, w = dims
+    z, y, x = axes
+    inside = (((z >= 0) & (z < d))[:, None, None, :, None, None] & ((y >= 0) & (y < h))[None, :, None, None, :, None]
+              & ((x >= 0) & (x < w))[None, None, :, None, None, :])
+    flat = (z[:, None, None, :, None, None] * h + y[None, :, None, None, :, None]) * w + x[None, None, :, None, None, :]
+    return np.where(inside, flat, d * h * w)
+
+
+def _volume_make(op, ctx):
+    a = op._attrs
+    ks, ss = [int(v) for v in a["ksizes"][1:4]], [int(v) for v in a["strides"][1:4]]
+
+    def run(x):
+        x = np.asarray(x)
+        if x.ndim != 5:
+            raise errors.InvalidArgumentError(None, op, "input must be 5-dimensional, got shape %s" % list(x.shape))
+        b, c = x.shape[0], x.shape[4]
+        idx = _volume_index(x.shape[1:4], ks, ss, a["padding"])
+        flat = np.concatenate([x.reshape(b, -1, c), np.zeros((b, 1, c), x.dtype)], 1)
+        return flat[:, idx].reshape(b, idx.shape[0], idx.shape[1], idx.shape[2], -1)
+    return run
+
+
+def _volume_shape(op):
+    a = op._attrs
+    dims = op._inputs[0].shape.as_list() if op._inputs[0].shape.ndims == 5 else [None] * 5
+    outs = [None if n is None else _patch_geometry(n, int(k), int(s), 1, a["padding"])[0]
+            for n, k, s in zip(dims[1:4], a["ksizes"][1:4], a["strides"][1:4])]
+    depth = None if dims[4] is None else int(np.prod(a["ksizes"][1:4])) * dims[4]
+    return [TensorShape([dims[0]] + outs + [depth])]
+
+
+def _volume_grad(op, g):
+    from lens.ops.indexing import unsorted_segment_sum
+    from lens.ops.slicing import slice as _slice
+    a = op._attrs
+    dims = op._inputs[0].shape.as_list()
+    if None in dims[1:]:
+        raise ValueError("the gradient of ExtractVolumePatches '%s' needs static spatial dims and depth" % op.name)
+    ks, ss = [int(v) for v in a["ksizes"][1:4]], [int(v) for v in a["strides"][1:4]]
+    idx = _volume_index(dims[1:4], ks, ss, a["padding"])
+    total, c = int(np.prod(dims[1:4])), dims[4]
+    rows = A.reshape(A.transpose(A.reshape(g, [-1] + list(idx.shape[:3]) + ks + [c]), [1, 2, 3, 4, 5, 6, 0, 7]),
+                     [int(np.prod(idx.shape)), -1])
+    summed = unsorted_segment_sum(rows, convert_to_tensor(idx.reshape(-1).astype(np.int32)), total + 1)
+    vox = A.reshape(_slice(summed, [0, 0], [total, -1]), dims[1:4] + [-1, c])
+    return [A.transpose(vox, [3, 0, 1, 2, 4])]
+
+
+register_op("ExtractVolumePatches", make=_volume_make, shape=_volume_shape, grad=_volume_grad)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """[batch, out_planes, out_rows, out_cols, kd * kh * kw * depth] patches of 5-D input."""
+    if padding not in ("SAME", "VALID"):
+        raise ValueError("padding must be 'SAME' or 'VALID', got %r" % (padding,))
+    ks, ss = [int(v) for v in ksizes], [int(v) for v in strides]
+    if len(ks) != 5 or len(ss) != 5 or ks[0] != 1 or ks[4] != 1 or ss[0] != 1 or ss[4] != 1:
+        raise ValueError("ksizes and strides must be [1, planes, rows, cols, 1], got %s and %s" % (ks, ss))
+    with name_scope(name, "ExtractVolumePatches", [input]) as scope:
+        x = convert_to_tensor(input, name="input")
+        return apply_op("ExtractVolumePatches", [(x, "input")],
+                        {"ksizes": ks, "strides": ss, "padding": padding, "T": x.dtype.base_dtype}, name=scope)

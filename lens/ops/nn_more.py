@@ -207,3 +207,26 @@ def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding, use_
     return conv2d_backprop_input(x.shape.as_list() if x.shape.is_fully_defined() else A.shape(x), filter,
                                  out_backprop, strides, padding, data_format=data_format, dilations=dilations,
                                  name=name)
+
+
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+    """Dropout whose keep mask comes from uniform_sampler(shape, dtype) >= rate (kept values scaled by 1/(1-rate))."""
+    import numbers
+    if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
+        raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate=%s" % rate)
+    from lens.ops.logic import greater_equal
+    with name_scope(name, "general_dropout", [x]):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.base_dtype.is_floating:
+            raise ValueError("x has to be a floating point tensor since it's going to be scaled. Received: "
+                             "x_dtype=%s" % x.dtype.name)
+        if isinstance(rate, numbers.Real) and rate == 0:
+            return x
+        dt = x.dtype.base_dtype
+        r = convert_to_tensor(rate, dtype=dt, name="rate")
+        scaled = M.multiply(x, M.truediv(convert_to_tensor(1.0, dtype=dt), M.subtract(1.0, r)))
+        shape = A.shape(x) if noise_shape is None else noise_shape
+        keep = M.cast(greater_equal(uniform_sampler(shape=shape, dtype=dt), r), dt)
+        out = M.multiply(scaled, keep)
+        out.set_shape(x.shape)
+        return out

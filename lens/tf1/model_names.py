@@ -77,7 +77,7 @@ fft, ifft, fft2d, ifft2d, fft3d, ifft3d = (signal.fft, signal.ifft, signal.fft2d
                                            signal.ifft3d)
 fftnd, ifftnd, rfftnd, irfftnd = signal.fftnd, signal.ifftnd, signal.rfftnd, signal.irfftnd
 from lens.ops.image_color import random_crop  # noqa: E402,F401
-from lens.ops.image_quality import extract_image_patches  # noqa: E402,F401
+from lens.ops.image_quality import extract_image_patches, extract_volume_patches  # noqa: E402,F401
 from lens.ops.space_batch import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,  # noqa: E402,F401
                                   space_to_batch, space_to_batch_nd)
 from lens.ops.nn_more import conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402,F401
@@ -108,3 +108,6 @@ _ns.layers._extra.update({n: "lens.layers.conv_more." + n for n in (
     "Deconvolution3D", "MaxPool1D", "MaxPool3D", "AvgPool1D", "AvgPool3D", "SeparableConvolution1D",
     "SeparableConvolution2D", "conv1d", "conv3d", "conv3d_transpose", "separable_conv1d", "separable_conv2d",
     "max_pooling1d", "max_pooling3d", "average_pooling1d", "average_pooling3d")})
+_ns.nn._extra["experimental"] = LazyNamespace("experimental", [], {
+    "general_dropout": "lens.ops.nn_more.general_dropout"})
+_ns.nn.__dict__.pop("experimental", None)

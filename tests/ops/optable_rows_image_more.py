@@ -244,3 +244,20 @@ def _webp():
 
 
 ROWS.append(custom("DecodeWebP", _webp))
+
+
+def _volume():
+    import pathlib
+    rec = np.load(pathlib.Path(__file__).resolve().parent / "fixtures" / "volume_tf.npz")
+
+    def build():
+        x = tf.constant(rec["x"])
+        a = Q.extract_volume_patches(x, [1, 2, 3, 2, 1], [1, 2, 1, 2, 1], "SAME")
+        b = Q.extract_volume_patches(x, [1, 3, 2, 2, 1], [1, 1, 2, 1, 1], "VALID")
+        return [a, b, tf.gradients(tf.reduce_sum(a * a), x)[0]]
+    got = _run(build)
+    for g, k in zip(got, ("same", "valid", "grad")):
+        np.testing.assert_allclose(g, rec[k], rtol=1e-6, atol=1e-6)
+
+
+ROWS.append(custom("ExtractVolumePatches", _volume))

@@ -100,3 +100,19 @@ def test_space_to_batch_family_round_trips_and_dilated_ops():
     np.testing.assert_allclose(got[5], x[:, :4])
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="not divisible"):
         sess.run(tf.space_to_batch_nd(x, [2, 4], [[0, 0], [0, 0]]))
+
+
+def test_general_dropout_keeps_where_the_sampler_reaches_rate():
+    x = np.arange(1.0, 7.0, dtype=np.float32)
+    u = np.array([0.1, 0.7, 0.4, 0.9, 0.3, 0.5], np.float32)
+    calls = []
+
+    def sampler(shape, dtype):
+        calls.append(dtype)
+        return tf.constant(u)
+    got = run(tf.nn.experimental.general_dropout(x, 0.4, sampler))[0]
+    np.testing.assert_allclose(got, np.where(u >= 0.4, x / 0.6, 0.0), rtol=1e-6)
+    assert calls == [tf.float32]
+    assert tf.nn.experimental.general_dropout(x, 0.0, sampler) is not None
+    with pytest.raises(ValueError, match="range"):
+        tf.nn.experimental.general_dropout(x, 1.0, sampler)
