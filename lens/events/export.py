@@ -19,6 +19,9 @@ import tempfile
 
 import numpy as np
 
+from lens.events.cache import default_cache_dir
+from lens.events.provider import DataProvider
+
 FORMATS = ("csv", "parquet", "json")
 LAYOUTS = ("long", "wide")
 LONG_COLUMNS = ("run", "tag", "step", "wall_time", "value")
@@ -151,18 +154,28 @@ def _pyarrow():
     return pyarrow, parquet
 
 
+ROW_GROUP = 1 << 17  # rows per Parquet row group: small series share one, memory stays bounded
+
+
 def write_parquet_long(rows, path):
-    """Long Parquet file: one row group per series (every point kept, memory per series)."""
+    """Long Parquet file, series gathered into row groups of about ROW_GROUP rows."""
     pa, pq = _pyarrow()
     schema = pa.schema([("run", pa.string()), ("tag", pa.string()), ("step", pa.int64()),
                         ("wall_time", pa.float64()), ("value", pa.float64())])
+    pending, count = [], 0
     with pq.ParquetWriter(path, schema) as writer:
         for run, tag, steps, walls, values in rows:
             n = len(steps)
-            writer.write_table(pa.table({
+            pending.append(pa.table({
                 "run": pa.array([run] * n, pa.string()), "tag": pa.array([tag] * n, pa.string()),
                 "step": pa.array(steps, pa.int64()), "wall_time": pa.array(walls, pa.float64()),
                 "value": pa.array(values, pa.float64())}, schema=schema))
+            count += n
+            if count >= ROW_GROUP:
+                writer.write_table(pa.concat_tables(pending), row_group_size=count)
+                pending, count = [], 0
+        if pending:
+            writer.write_table(pa.concat_tables(pending), row_group_size=max(count, 1))
 
 
 def write_parquet_wide(rows, path):
@@ -197,6 +210,9 @@ def write_table(rows, fmt, layout, out_path):
         else:
             with os.fdopen(fd, "w", newline="", encoding="utf-8") as out:
                 TEXT_WRITERS[(fmt, layout)](rows, out)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it, not mkstemp's 0600
         os.replace(tmp, out_path)
     except BaseException:
         if os.path.exists(tmp):
@@ -204,10 +220,12 @@ def write_table(rows, fmt, layout, out_path):
         raise
 
 
-def export_logdir(logdir, out_path, fmt="csv", layout="long", run_regex=None, tag_regex=None):
-    """Read a logdir once and write its matching scalars to out_path; returns (series, points)."""
-    from lens.events.provider import DataProvider
+def export_logdir(logdir, out_path, fmt="csv", layout="long", run_regex=None, tag_regex=None,
+                  cache_dir=None):
+    """Read a logdir once and write its matching scalars to out_path; returns (series, points).
 
+    cache_dir: the board's cache of that logdir (`lens board --cache_dir`), reused and brought
+    up to date (None: read every event file, keep nothing)."""
     runs_re = compile_pattern(run_regex, "--run")
     tags_re = compile_pattern(tag_regex, "--tag")
     check_choice(fmt, FORMATS, "--format")
@@ -215,7 +233,7 @@ def export_logdir(logdir, out_path, fmt="csv", layout="long", run_regex=None, ta
     if "://" not in str(logdir) and not os.path.isdir(logdir):
         raise ValueError(f"--logdir {logdir!r} is not a folder; give the folder holding the "
                          "event files (or their run subfolders)")
-    provider = DataProvider(logdir, reload_interval=0)
+    provider = DataProvider(logdir, reload_interval=0, cache_dir=cache_dir or None)
     provider.reload()
     series = select_series(provider, runs_re, tags_re)
     if not series:
@@ -246,6 +264,9 @@ def parser():
     p.add_argument("--layout", default="long",
                    help="long (run,tag,step,wall_time,value rows; default) or wide "
                    "(one row per step, a run/tag column per series)")
+    p.add_argument("--cache_dir", default=None,
+                   help="the board's cache dir for this logdir (default: the one `lens board` "
+                   "uses, so a logdir the board has read is not parsed again; '' for none)")
     p.add_argument("out", help="the file to write")
     return p
 
@@ -256,9 +277,12 @@ def main(argv=None):
         args = parser().parse_args(argv)
     except SystemExit as done:
         return done.code
+    cache_dir = args.cache_dir
+    if cache_dir is None:
+        cache_dir = default_cache_dir(args.logdir)
     try:
         n_series, n_points = export_logdir(args.logdir, args.out, args.format, args.layout,
-                                           args.run, args.tag)
+                                           args.run, args.tag, cache_dir)
     except ValueError as err:
         print(f"lens export: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -60,10 +60,21 @@ def assert_rows(got, want):
         assert all(same(x, y) for x, y in zip(g, w)), (g, w)
 
 
-def run_export(tmp_path, logdir, *args, name="out"):
+def run_export(tmp_path, logdir, *args, name="out", cache_dir=""):
     out = tmp_path / name
-    code = lens_main(["export", "--logdir", logdir, *args, str(out)])
+    code = lens_main(["export", "--logdir", logdir, "--cache_dir", cache_dir, *args, str(out)])
     return code, out
+
+
+def test_cache_dir_is_reused_with_the_same_table(tmp_path, logdir):
+    cache = tmp_path / "cache"
+    first = run_export(tmp_path, logdir, "--format", "csv", name="a.csv", cache_dir=str(cache))
+    assert first[0] == 0 and os.listdir(cache)  # the board's cache now holds the logdir
+    second = run_export(tmp_path, logdir, "--format", "csv", name="b.csv", cache_dir=str(cache))
+    assert second[0] == 0 and first[1].read_bytes() == second[1].read_bytes()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(first[1]).st_mode & 0o777 == 0o666 & ~umask
 
 
 def test_long_csv_reads_back(tmp_path, logdir):
@@ -158,5 +169,19 @@ def test_missing_logdir_and_no_match(tmp_path, logdir, capsys):
 
 
 def test_missing_required_flag_exits_2(tmp_path, logdir, capsys):
-    assert lens_main(["export", "--logdir", logdir, str(tmp_path / "x")]) == 2
+    assert lens_main(["export", "--logdir", logdir, "--cache_dir", "", str(tmp_path / "x")]) == 2
     assert "--format" in capsys.readouterr().err
+
+
+def test_parquet_row_groups_gather_series(tmp_path, logdir, monkeypatch):
+    from lens.events import export
+
+    monkeypatch.setattr(export, "ROW_GROUP", 5)  # small groups: several series per group
+    code, out = run_export(tmp_path, logdir, "--format", "parquet")
+    assert code == 0
+    parquet = pq.ParquetFile(out)
+    assert parquet.num_row_groups > 1 and parquet.metadata.num_rows == len(expected_long())
+    table = parquet.read()
+    got = sorted(zip(*[table.column(c).to_pylist() for c in table.column_names]),
+                 key=lambda r: (r[0], r[1], r[2], r[3]))
+    assert_rows(got, sorted(expected_long(), key=lambda r: (r[0], r[1], r[2], r[3])))
