@@ -111,3 +111,4 @@ _ns.layers._extra.update({n: "lens.layers.conv_more." + n for n in (
 _ns.nn._extra["experimental"] = LazyNamespace("experimental", [], {
     "general_dropout": "lens.ops.nn_more.general_dropout"})
 _ns.nn.__dict__.pop("experimental", None)
+_ns.image._extra["extract_glimpse"] = "lens.ops.image_glimpse.extract_glimpse"

@@ -261,3 +261,26 @@ def _volume():
 
 
 ROWS.append(custom("ExtractVolumePatches", _volume))
+
+
+def _glimpse():
+    import pathlib
+    from lens.ops import image_glimpse as G
+    rec = np.load(pathlib.Path(__file__).resolve().parent / "fixtures" / "glimpse_tf.npz")
+    x = rec["x"]
+    got = _run(lambda: [G.extract_glimpse(x, [3, 4], rec["offs_c"]),
+                        G.extract_glimpse(x, [3, 4], rec["offs_px"], centered=False, normalized=False),
+                        G.extract_glimpse(x, [3, 4], rec["offs_px2"], centered=False, normalized=False),
+                        G.extract_glimpse(x, [4, 5], [[-1.0, -1.0], [0.0, 0.0]], noise="zero"),
+                        G.extract_glimpse(x, [4, 5], [[-1.0, -1.0], [0.0, 0.0]])])
+    for g, k in zip(got, "abc"):
+        np.testing.assert_array_equal(g, rec[k])
+    # a window at the top-left corner: its first 2 rows and 2 columns are outside the image
+    np.testing.assert_array_equal(got[3][0, :2], 0.0)
+    np.testing.assert_array_equal(got[3][0, 2:, 2:], x[0, :2, :3])
+    np.testing.assert_array_equal(got[4][0, 2:, 2:], x[0, :2, :3])
+    noise = got[4][0, :2]
+    assert (noise >= x[0].min((0, 1))).all() and (noise <= x[0].max((0, 1))).all()
+
+
+ROWS.append(custom("ExtractGlimpseV2", _glimpse))
