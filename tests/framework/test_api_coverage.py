@@ -70,7 +70,8 @@ def test_coverage_per_namespace():
     for ns in sorted(table, key=lambda n: -table[n][1]):
         p, t = table[ns]
         print("  %-40s %4d / %4d  %3.0f%%" % (ns, p, t, 100.0 * p / t))
-    assert present > 0
+    # a floor under the coverage reached so far (84% of the names, 2026-11-25): names must not silently vanish
+    assert present >= 1750, "coverage fell to %d names (floor 1750)" % present
 
 
 def test_no_lens_name_is_a_stub():
