@@ -43,28 +43,24 @@ def test_fill_derives_parameters_as_tf():
 
 def test_root_split_is_the_least_gini_candidate():
     rng = np.random.RandomState(0)
-    x = rng.uniform(0, 1, size=(40, 3)).astype(np.float32)
-    y = (x[:, 1] > 0.5).astype(np.int32)            # feature 1 decides the class
+    x = rng.uniform(0, 1, size=(40, 1)).astype(np.float32)
+    y = (x[:, 0] > 0.5).astype(np.int32)
     with tf.Graph().as_default():
-        params, forest = _forest(split_after=40)
-        X, Y = tf.placeholder(tf.float32, [None, 3]), tf.placeholder(tf.int32, [None])
+        params, forest = _forest(num_features=1, split_after=40)
+        X, Y = tf.placeholder(tf.float32, [None, 1]), tf.placeholder(tf.int32, [None])
         train = forest.training_graph(X, Y)
         tree = forest.variables[0]
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
-            # Stop just before the split to read the candidates the leaf collected.
             s.run(train, {X: x[:39], Y: y[:39]})
-            feats, thrs = s.run([tree.stats["cand_feature"], tree.stats["cand_threshold"]])
-            feats, thrs = feats[0], thrs[0]
+            assert s.run(tree.tree["size"]) == 1            # 39 examples: not yet
             s.run(train, {X: x[39:], Y: y[39:]})
             f, t, size, counts = s.run([tree.tree["feature"], tree.tree["threshold"], tree.tree["size"],
                                         tree.tree["counts"]])
-    # Candidates were created by examples 0..5 (a random feature, that example's value).
-    assert all(thrs[k] == x[k, feats[k]] for k in range(6))
-    scores = [_gini_split_score(x, y, feats[k], thrs[k], 2) for k in range(6)]
-    best = int(np.argmin(scores))
-    assert (f[0], t[0]) == (feats[best], thrs[best]) and size == 3
-    left = x[:, f[0]] <= t[0]
+    # One feature: the 6 candidates are the values of examples 0..5; the least Gini one wins.
+    scores = [_gini_split_score(x, y, 0, x[k, 0], 2) for k in range(6)]
+    assert (f[0], t[0]) == (0, x[int(np.argmin(scores)), 0]) and size == 3
+    left = x[:, 0] <= t[0]
     np.testing.assert_array_equal(counts[1], np.bincount(y[left], minlength=2))
     np.testing.assert_array_equal(counts[2], np.bincount(y[~left], minlength=2))
 

@@ -68,10 +68,10 @@ def _dense_input(input_data):
 
 
 class TreeVariables:
-    """One tree's variables (`tree-<i>/...`) and its fertile-leaf statistics (`stats-<i>/...`)."""
+    """One tree's variables (`tree-<i>/...`) and the name of its fertile-leaf statistics (`stats-<i>`)."""
 
     def __init__(self, params, tree_num, training=True, tree_config="", tree_stat=""):
-        n, c, s = params.max_nodes, params.num_classes, params.num_splits_to_consider
+        n, c = params.max_nodes, params.num_classes
         if n < 1:
             raise ValueError("max_nodes must be at least 1, got %r" % (n,))
 
@@ -84,15 +84,8 @@ class TreeVariables:
                          "left": var("left", [n], 0, _dt.int32),
                          "counts": var("counts", [n, c], 0.0, _dt.float32),
                          "size": Variable(1, dtype=_dt.int32, trainable=False, name="size")}
-        self.stats = None
-        if training:
-            with name_scope(self.get_tree_name("stats", tree_num)):
-                self.stats = {"seen": var("seen", [n], 0.0, _dt.float32),
-                              "cand_n": var("cand_n", [n], 0, _dt.int32),
-                              "cand_feature": var("cand_feature", [n, s], 0, _dt.int32),
-                              "cand_threshold": var("cand_threshold", [n, s], 0.0, _dt.float32),
-                              "cand_left": var("cand_left", [n, s, c], 0.0, _dt.float32),
-                              "cand_total": var("cand_total", [n, s, c], 0.0, _dt.float32)}
+        # The fertile leaves' statistics live in the session under this name (forest_ops.FertileStats).
+        self.stats = self.get_tree_name("stats", tree_num) if training else None
 
     def get_tree_name(self, name, num):
         return "{0}-{1}".format(name, num)
@@ -128,7 +121,7 @@ class RandomTreeGraphs:
             raise ValueError("tree %d was built with training=False: it has no statistics to train"
                              % self.tree_num)
         return train_tree(input_data, input_labels, self.variables.tree, self.variables.stats,
-                          self.params.split_after_samples, random_seed)
+                          self.params.split_after_samples, self.params.num_splits_to_consider, random_seed)
 
     def inference_graph(self, input_data, data_spec=None, sparse_features=None):
         return tree_predictions(input_data, self.variables.tree)
