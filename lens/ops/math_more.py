@@ -427,3 +427,47 @@ __all__ = ["multiply_no_nan", "reciprocal_no_nan", "log_sigmoid", "scalar_mul", 
            "reduce_euclidean_norm", "cumulative_logsumexp", "zero_fraction", "is_non_decreasing",
            "is_strictly_increasing", "bincount", "searchsorted", "sort", "argsort", "unique_with_counts",
            "dynamic_partition", "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"]
+
+
+def _approx_top_k(operand, k, reduction_dimension, is_max_k, recall_target, name):
+    """TF's approximate top-k computed exactly (recall 1 >= any recall_target): (values, int32 indices)."""
+    if not 0 < recall_target <= 1:
+        raise ValueError("recall_target must be in (0, 1], got %r" % recall_target)
+    with name_scope(name, "ApproxTopK", [operand]):
+        x = convert_to_tensor(operand, name="operand")
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("approx_top_k needs an operand of known rank")
+        axis = reduction_dimension % rank
+        perm = list(range(rank))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        moved = A.transpose(x, perm) if axis != rank - 1 else x
+        vals, idx = top_k(moved if is_max_k else M.negative(moved), k=k)
+        vals = vals if is_max_k else M.negative(vals)
+        if axis != rank - 1:
+            vals, idx = A.transpose(vals, perm), A.transpose(idx, perm)
+        return vals, idx
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """The k largest entries along reduction_dimension and their indices (exact on lens's CPU kernels)."""
+    del reduction_input_size_override, aggregate_to_topk
+    return _approx_top_k(operand, k, reduction_dimension, True, recall_target, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """The k smallest entries along reduction_dimension and their indices (exact on lens's CPU kernels)."""
+    del reduction_input_size_override, aggregate_to_topk
+    return _approx_top_k(operand, k, reduction_dimension, False, recall_target, name)
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The raw ApproxTopK: approx_max_k or approx_min_k by is_max_k."""
+    del reduction_input_size_override, aggregate_to_topk
+    return _approx_top_k(input, k, reduction_dimension, is_max_k, recall_target, name)
+
+
+__all__ += ["approx_max_k", "approx_min_k"]

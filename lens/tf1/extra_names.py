@@ -53,7 +53,9 @@ _SOURCES = {
     "lens.ops.asserts_extra": ["assert_near", "assert_integer", "assert_scalar", "assert_rank_in",
                                "assert_same_float_dtype", "assert_proper_iterable"],
     "lens.ops.templates": ["make_template", "custom_gradient", "grad_pass_through"],
-    "lens.ops.math_more": ["accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
+    "lens.tf1.version_names": ["VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
+                               "GRAPH_DEF_VERSION_MIN_PRODUCER"],
+    "lens.ops.math_more": ["approx_top_k", "accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
                            "scalar_mul", "sort", "argsort", "searchsorted", "unique_with_counts", "dynamic_partition",
                            "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"],
     "lens.tf1.compat_names": ["string_strip", "string_to_hash_bucket_strong", "matrix_square_root", "reverse_v2", "floor_div", "no_gradient", "initialize_local_variables",
@@ -92,7 +94,7 @@ _SOURCES = {
                                "Summary", "Event", "SessionLog", "HistogramProto", "GraphDef", "NodeDef",
                                "RunOptions", "RunMetadata", "ConfigProto", "GPUOptions", "OptimizerOptions",
                                "GraphOptions", "MetaGraphDef", "TensorInfo", "AttrValue", "NameAttrList",
-                               "SummaryMetadata", "LogMessage", "nest"],
+                               "SummaryMetadata", "LogMessage", "nest", "version", "dtypes"],
 }
 for _mod, _names in _SOURCES.items():
     try:

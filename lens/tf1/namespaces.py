@@ -67,6 +67,7 @@ def _resolve(path):
 nn = LazyNamespace("nn", ["lens.ops.nn", "lens.ops.conv", "lens.ops.pool",
                           "lens.ops.nn_extra", "lens.rnn.nn_rnn"], {
     "sigmoid": "lens.ops.math.sigmoid", "tanh": "lens.ops.math.tanh",
+    **{n: "lens.ops.math_more." + n for n in ("approx_max_k", "approx_min_k")},
     "rnn_cell": "lens.rnn.rnn_cell",
     "embedding_lookup_sparse": "lens.ops.embedding_sparse.embedding_lookup_sparse",
     "safe_embedding_lookup_sparse": "lens.ops.embedding_sparse.safe_embedding_lookup_sparse"})
@@ -84,6 +85,7 @@ train = LazyNamespace("train", ["lens.training.optimizers", "lens.training.saver
     "replica_device_setter": "lens.training.device_setter.replica_device_setter",
     "SyncReplicasOptimizer": "lens.training.sync_replicas_optimizer.SyncReplicasOptimizer",
     "SessionManager": "lens.training.session_manager.SessionManager",
+    "ClusterDef": "lens.proto.cluster_pb2.ClusterDef", "JobDef": "lens.proto.cluster_pb2.JobDef",
     "GradientDescentOptimizer": "lens.training.gradient_descent.GradientDescentOptimizer",
     "get_global_step": "lens.training.training_util.get_global_step",
     "create_global_step": "lens.training.training_util.create_global_step",
@@ -168,7 +170,12 @@ random = LazyNamespace("random", ["lens.ops.random"], {
 random_experimental = LazyNamespace("experimental", [], {
     n: "lens.ops.random_stateless_more." + n for n in ("stateless_split", "stateless_fold_in")})
 layers = LazyNamespace("layers", ["lens.layers"])
-losses = LazyNamespace("losses", ["lens.losses"])
+losses = LazyNamespace("losses", ["lens.losses", "lens.losses.pairwise"])
+version = LazyNamespace("version", ["lens.tf1.version_names"])
+# tf.dtypes: the DType module plus TF's cast helpers filed under it.
+dtypes = LazyNamespace("dtypes", ["lens.framework.dtypes"], {
+    "cast": "lens.ops.math.cast", "saturate_cast": "lens.ops.image_composites.saturate_cast",
+    "as_string": "lens.ops.string_ops.as_string", "complex": "lens.ops.complex_ops.complex"})
 metrics = LazyNamespace("metrics", ["lens.metrics"])
 data = LazyNamespace("data", ["lens.data"])
 python_io = LazyNamespace("python_io", ["lens.events.tfrecord"])
@@ -224,7 +231,8 @@ flags = LazyNamespace("flags", ["lens.platform.flags"])
 test = LazyNamespace("test", ["lens.platform.test_util"], {"TestCase": "lens.platform.test_case.TestCase",
                      "create_local_cluster": "lens.distributed.server.create_local_cluster"})
 resource_loader = LazyNamespace("resource_loader", ["lens.platform.resource_loader"])
-graph_util = LazyNamespace("graph_util", ["lens.framework.graph_util"])
+graph_util = LazyNamespace("graph_util", ["lens.framework.graph_util", "lens.framework.graph_util_extra"], {
+    "import_graph_def": "lens.framework.importer.import_graph_def"})
 _SP, _SPX = "lens.ops.sparse_ops.", "lens.ops.sparse_ops_extra."
 sparse = LazyNamespace("sparse", [], {
     "SparseTensor": "lens.framework.sparse_tensor.SparseTensor",
