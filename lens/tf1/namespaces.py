@@ -212,11 +212,14 @@ contrib = LazyNamespace("contrib", [], {"layers": "lens.layers.contrib", "lookup
                                         "eager": "lens.tf1.namespaces.contrib_eager",
                                         "summary": "lens.events.contrib_summary",
                                         "factorization": "lens.factorization",
-                                        "tensor_forest": "lens.tensor_forest",
+                                        "tensor_forest": "lens.tf1.namespaces.contrib_tensor_forest",
                                         "boosted_trees": "lens.estimator.contrib_boosted_trees",
                                         "learn": "lens.tf1.namespaces.contrib_learn"})
 contrib_training = LazyNamespace("training", [], {
     n: "lens.training.device_setter." + n for n in ("GreedyLoadBalancingStrategy", "byte_size_load_fn")})
+# tf.contrib.tensor_forest: the forest graphs (a library) and client.random_forest's estimator.
+contrib_tensor_forest = LazyNamespace("tensor_forest", ["lens.tensor_forest"], {
+    "python": "lens.tensor_forest.python", "client": "lens.estimator.contrib_tensor_forest"})
 # tf.contrib.learn: what TF1 programs still take from it (RunConfig for contrib estimators).
 contrib_learn = LazyNamespace("learn", ["lens.estimator.contrib_learn"])
 # tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the eager switch, tape helpers, Iterator.
