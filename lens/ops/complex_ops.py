@@ -102,3 +102,13 @@ def conj(x, name=None):
                 return x
             raise TypeError("Expected numeric or variant tensor, got dtype %s" % x.dtype.base_dtype.name)
         return apply_op("Conj", [(x, "input")], {"T": x.dtype.base_dtype}, name=scope)
+
+
+def to_complex64(x, name="ToComplex64"):
+    """x cast to complex64 (real values get a zero imaginary part)."""
+    return M.cast(x, _dt.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """x cast to complex128 (real values get a zero imaginary part)."""
+    return M.cast(x, _dt.complex128, name=name)

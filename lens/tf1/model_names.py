@@ -81,7 +81,11 @@ from lens.ops.image_quality import extract_image_patches, extract_volume_patches
 from lens.ops.space_batch import (batch_to_space, batch_to_space_nd, required_space_to_batch_paddings,  # noqa: E402,F401
                                   space_to_batch, space_to_batch_nd)
 from lens.ops.nn_more import conv2d_backprop_filter_v2, conv2d_backprop_input_v2  # noqa: E402,F401
-from lens.ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,F401,A004
+from lens.ops.fake_quant import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,  # noqa: E402,F401
+                                 fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
+                                 fake_quant_with_min_max_vars_per_channel,
+                                 fake_quant_with_min_max_vars_per_channel_gradient)
+from lens.ops.complex_ops import angle, complex, conj, imag, real, to_complex64, to_complex128  # noqa: E402,F401,A004
 
 # tf.audio and the morphological / index-returning pools.
 audio = LazyNamespace("audio", [], {n: "lens.ops.audio_ops." + n for n in ("decode_wav", "encode_wav")})
@@ -112,3 +116,8 @@ _ns.nn._extra["experimental"] = LazyNamespace("experimental", [], {
     "general_dropout": "lens.ops.nn_more.general_dropout"})
 _ns.nn.__dict__.pop("experimental", None)
 _ns.image._extra["extract_glimpse"] = "lens.ops.image_glimpse.extract_glimpse"
+
+# tf.random's names for the candidate samplers.
+_ns.random._extra.update({n: "lens.ops.nn_sampled." + n for n in (
+    "uniform_candidate_sampler", "log_uniform_candidate_sampler", "learned_unigram_candidate_sampler",
+    "fixed_unigram_candidate_sampler", "all_candidate_sampler")})
