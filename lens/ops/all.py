@@ -14,7 +14,7 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
 # The model families of issue 15 (FFTs and complex parts, tf.signal's composites, ...).
 FAMILIES += ["complex_ops", "signal_fft", "signal_ops", "image_codecs", "image_color", "image_boxes", "image_quality",
              "space_batch", "conv3d", "nn_more", "nn_sampled", "ctc", "audio_ops", "nn_morph", "image_resize_more",
-             "image_glimpse", "fake_quant"]
+             "image_glimpse", "fake_quant", "edit_distance"]
 
 # Gradients that need ops from a family above their own op's family (TF's *_grad.py modules): the op
 # definitions register no gradient for these types, so they must be imported for every op to have one.

@@ -85,7 +85,7 @@ _SOURCES = {
                              "to_complex64", "to_complex128", "fake_quant_with_min_max_args",
                              "fake_quant_with_min_max_args_gradient", "fake_quant_with_min_max_vars",
                              "fake_quant_with_min_max_vars_gradient", "fake_quant_with_min_max_vars_per_channel",
-                             "fake_quant_with_min_max_vars_per_channel_gradient",
+                             "fake_quant_with_min_max_vars_per_channel_gradient", "edit_distance",
                              "random_crop", "extract_image_patches", "extract_volume_patches", "space_to_batch",
                              "batch_to_space",
                              "space_to_batch_nd", "batch_to_space_nd", "required_space_to_batch_paddings",

@@ -85,6 +85,7 @@ from lens.ops.fake_quant import (fake_quant_with_min_max_args, fake_quant_with_m
                                  fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
                                  fake_quant_with_min_max_vars_per_channel,
                                  fake_quant_with_min_max_vars_per_channel_gradient)
+from lens.ops.edit_distance import edit_distance  # noqa: E402,F401
 from lens.ops.complex_ops import angle, complex, conj, imag, real, to_complex64, to_complex128  # noqa: E402,F401,A004
 
 # tf.audio and the morphological / index-returning pools.

@@ -88,3 +88,21 @@ ROWS = [custom("CTCLoss", _ctc_loss), custom("CTCGreedyDecoder", _decoders), cus
     [custom(op, _samplers) for op in ("UniformCandidateSampler", "LogUniformCandidateSampler",
                                       "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
                                       "AllCandidateSampler")]
+
+
+def _edit_distance():
+    import pathlib
+    import sys
+    from lens.ops.edit_distance import edit_distance
+    fix = pathlib.Path(__file__).resolve().parent / "fixtures"
+    sys.path.insert(0, str(fix))
+    from edit_distance_cases import HYP, HYP_I, TRUTH, TRUTH_I
+    rec = np.load(fix / "edit_distance_tf.npz")
+    for key, (h, t) in {"str": (HYP, TRUTH), "int": (HYP_I, TRUTH_I)}.items():
+        got = _run(lambda: [edit_distance(tf.SparseTensor(*h), tf.SparseTensor(*t)),
+                            edit_distance(tf.SparseTensor(*h), tf.SparseTensor(*t), normalize=False)])
+        np.testing.assert_array_equal(got[0], rec[key])
+        np.testing.assert_array_equal(got[1], rec[key + "_raw"])
+
+
+ROWS.append(custom("EditDistance", _edit_distance))
