@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from lens.framework.graph import Operation
+from lens.ops import intra_op
 
 # Below these, thread hand-offs (tens of microseconds per op in Python) cost more than they save.
 MIN_OVERLAP_FLOPS = 2e6     # work that can run beside the critical path
@@ -176,9 +177,13 @@ class ParallelPlan:
         """Run once: f = feed values, S = variable store, W = trace recorder or None."""
         blas = _blas_threads()
         blas.enter(self.blas_threads)
+        if self.blas_threads == 1:
+            intra_op.enter()    # one BLAS thread per call: big kernels may share chunks instead
         try:
             return _Run(self, f, S, W).go()
         finally:
+            if self.blas_threads == 1:
+                intra_op.leave()
             blas.exit()
 
 
@@ -226,6 +231,7 @@ class _Run:
         if kind == "run":
             vals = self.vals
             inputs = None
+            intra_op.op_started()
             try:
                 inputs = [vals[s] if s >= 0 else self._arg(s) for s in args]
                 result = kernel(*inputs)
@@ -234,6 +240,8 @@ class _Run:
                 if inputs is not None:
                     e._lens_input_shapes = [list(np.shape(v)) for v in inputs]
                 raise
+            finally:
+                intra_op.op_finished()
             if len(outs) == 1:
                 result = (result,)
             for s, v in zip(outs, result if outs else ()):

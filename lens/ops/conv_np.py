@@ -8,6 +8,8 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from lens.ops import intra_op
+
 # Work arrays above this size are kept per thread and reused; below it malloc is cheap enough.
 SCRATCH_MIN_BYTES = 1 << 18
 SCRATCH_MAX_BYTES = 1 << 26     # never pin more than this per work array
@@ -268,25 +270,57 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
     f2 = f.reshape(-1, o)
     if out is None:
         out = np.empty((n,) + geo.out_hw + (o,), dtype=np.result_type(x, f))
-    for b in _image_blocks(x, geo):
-        block = out[b].reshape(-1, o)
-        np.matmul(_cols(x[b], geo), f2, out=block)
-        if bias is not None:
-            add_bias_inplace(block, bias)
-        if relu:
-            relu_into(block, block)
+    blocks = _image_blocks(x, geo)
+    per = -(-len(blocks) // INTRA_CHUNKS) if blocks else 1
+
+    def chunk(i):   # blocks write disjoint slices of out: any thread may run any of them
+        for b in blocks[i * per:(i + 1) * per]:
+            block = out[b].reshape(-1, o)
+            np.matmul(_cols(x[b], geo), f2, out=block)
+            if bias is not None:
+                add_bias_inplace(block, bias)
+            if relu:
+                relu_into(block, block)
+    intra_op.run_chunks(chunk, -(-len(blocks) // per))
     return out
+
+
+# A convolution's batch blocks go in this many chunks (the units the intra-op helper may take);
+# Conv2DBackpropFilter sums each chunk's products, then the chunks' sums in order.
+INTRA_CHUNKS = 32
 
 
 def conv2d_backprop_filter(x, dy, f_shape, geo):
     """d loss / d filter from the input and the output gradient."""
     o = dy.shape[3]
-    df = None
-    for b in _image_blocks(x, geo):
-        part = _cols(x[b], geo).T @ dy[b].reshape(-1, o)
-        df = part if df is None else np.add(df, part, out=df)
-    if df is None:      # an empty batch
-        return np.zeros(f_shape, dtype=np.result_type(x, dy))
+    blocks = _image_blocks(x, geo)
+    # A fixed grouping of the blocks (never depending on which thread runs a group), each
+    # group's sum made in block order, then the groups' sums added in group order.
+    k = f_shape[0] * f_shape[1] * f_shape[2]
+    dtype = np.result_type(x, dy)
+    # Each group keeps a filter-sized sum: big filters get fewer groups (about 16 MiB in all).
+    count = min(INTRA_CHUNKS, max(2, (1 << 24) // max(1, k * o * dtype.itemsize)))
+    per = -(-len(blocks) // count) if blocks else 1
+    groups = [blocks[i:i + per] for i in range(0, len(blocks), per)]
+
+    if not groups:      # an empty batch
+        return np.zeros(f_shape, dtype=dtype)
+    # The groups' sums go in one work array of the calling thread (each group its own row).
+    sums = scratch("bpf_sums", (len(groups), k, o), dtype)
+
+    def group_sum(i):
+        acc = sums[i]
+        for j, b in enumerate(groups[i]):
+            cols = _cols(x[b], geo)
+            if j == 0:
+                np.matmul(cols.T, dy[b].reshape(-1, o), out=acc)
+            else:
+                acc += np.matmul(cols.T, dy[b].reshape(-1, o),
+                                 out=scratch("bpf_part", acc.shape, acc.dtype))
+    intra_op.run_chunks(group_sum, len(groups))
+    df = sums[0].copy()     # never a view of scratch
+    for i in range(1, len(groups)):
+        df += sums[i]
     return df.reshape(f_shape)
 
 

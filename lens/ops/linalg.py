@@ -3,6 +3,7 @@ import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
+from lens.ops import intra_op
 from lens.ops.conv_np import Recycler
 from lens.ops.shapes import broadcast_shapes
 from lens.framework.registry import register_op
@@ -30,9 +31,33 @@ def _matmul_make(op, ctx):
             if a.shape[0] * b.shape[1] * a.itemsize < RECYCLE_MIN_BYTES:
                 return matmul_(a, b)
             out = recycler.take((a.shape[0], b.shape[1]), a.dtype)
+            if a.shape[0] * a.shape[1] * b.shape[1] >= INTRA_MIN_MACS and intra_op.helpers_available():
+                return recycler.give(_rows_shared(a, b, out))
             return recycler.give(matmul_(a, b) if out is None else matmul_(a, b, out=out))
         return matmul_(a, b)
     return run
+
+
+# Products with at least this many multiply-adds are split by rows between this thread and an
+# intra-op helper (chunks of at least INTRA_MIN_ROWS rows; each row's values are computed as
+# in one product, so the result does not depend on the split).
+INTRA_MIN_MACS = 1 << 23
+INTRA_MIN_ROWS = 16
+
+
+def _rows_shared(a, b, out):
+    """a @ b (2-D) into out (or a new array), its row blocks shared with the intra-op helper."""
+    m = a.shape[0]
+    if out is None:
+        out = np.empty((m, b.shape[1]), dtype=a.dtype)
+    count = max(1, min(32, m // INTRA_MIN_ROWS))
+    bounds = [m * i // count for i in range(count + 1)]
+
+    def one(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+    intra_op.run_chunks(one, count)
+    return out
 
 
 def _matmul_shape(op):

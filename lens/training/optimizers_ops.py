@@ -4,11 +4,14 @@ Each op takes the variable and its slots as references (updated in place in the 
 store, as TF1's ref kernels do), then the scalar hyperparameters and the gradient, in TF's input
 order, and returns the updated variable.
 """
+import threading
+
 import numpy as np
 
 from lens.framework import errors
 from lens.framework.convert import apply_op
 from lens.framework.registry import register_op
+from lens.ops import intra_op
 
 # op type -> (input names in TF's order, how many leading inputs are references)
 SIGNATURES = {
@@ -58,24 +61,37 @@ def _adam_blocked(var, m, v, alpha, one_b1, one_b2, epsilon, grad):
     """The non-Nesterov Adam step in place, slice by slice, with the same operations in the same
     order as the plain rule (bit-identical results), through two reused slice buffers."""
     vf, mf, sf, gf = var.reshape(-1), m.reshape(-1), v.reshape(-1), grad.reshape(-1)
-    t = np.empty(ADAM_BLOCK, var.dtype)
-    u = np.empty(ADAM_BLOCK, var.dtype)
     n = vf.size
-    for s in range(0, n, ADAM_BLOCK):
-        e = min(n, s + ADAM_BLOCK)
-        g, mm, vv, tt, uu = gf[s:e], mf[s:e], sf[s:e], t[:e - s], u[:e - s]
-        np.subtract(g, mm, out=tt)          # m += (grad - m) * (1 - beta1)
-        tt *= one_b1
-        mm += tt
-        np.multiply(g, g, out=tt)           # v += (grad^2 - v) * (1 - beta2)
-        tt -= vv
-        tt *= one_b2
-        vv += tt
-        np.sqrt(vv, out=tt)                 # var -= m * alpha / (sqrt(v) + epsilon)
-        tt += epsilon
-        np.multiply(mm, alpha, out=uu)
-        uu /= tt
-        vf[s:e] -= uu
+    blocks = range(0, n, ADAM_BLOCK)
+    per = -(-len(blocks) // 32)     # chunks of slices, shared with an intra-op helper
+    buffers = {}                    # thread -> its two slice buffers, made once per call
+
+    def chunk(i):
+        tu = buffers.get(threading.get_ident())
+        if tu is None:
+            tu = buffers[threading.get_ident()] = (np.empty(ADAM_BLOCK, var.dtype),
+                                                   np.empty(ADAM_BLOCK, var.dtype))
+        t, u = tu
+        for s in blocks[i * per:(i + 1) * per]:
+            _adam_slice(vf, mf, sf, gf, t, u, s, min(n, s + ADAM_BLOCK), alpha, one_b1, one_b2, epsilon)
+    intra_op.run_chunks(chunk, -(-len(blocks) // per))
+
+
+def _adam_slice(vf, mf, sf, gf, t, u, s, e, alpha, one_b1, one_b2, epsilon):
+    """One slice [s, e) of the blocked Adam step (t, u: this thread's slice buffers)."""
+    g, mm, vv, tt, uu = gf[s:e], mf[s:e], sf[s:e], t[:e - s], u[:e - s]
+    np.subtract(g, mm, out=tt)          # m += (grad - m) * (1 - beta1)
+    tt *= one_b1
+    mm += tt
+    np.multiply(g, g, out=tt)           # v += (grad^2 - v) * (1 - beta2)
+    tt -= vv
+    tt *= one_b2
+    vv += tt
+    np.sqrt(vv, out=tt)                 # var -= m * alpha / (sqrt(v) + epsilon)
+    tt += epsilon
+    np.multiply(mm, alpha, out=uu)
+    uu /= tt
+    vf[s:e] -= uu
 
 
 def _adam(attrs, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):

@@ -1,0 +1,121 @@
+"""Intra-op chunk sharing: the same results whoever runs which chunk, errors surface, no nesting."""
+import threading
+
+import numpy as np
+import pytest
+
+from lens.ops import conv_np as K
+from lens.ops import intra_op, linalg
+
+
+@pytest.fixture
+def helpers(monkeypatch):
+    # The helper path whatever the machine's load (it is skipped while every core is taken).
+    monkeypatch.setattr(intra_op, "_machine_has_room", lambda: True)
+    intra_op.enter()
+    try:
+        yield
+    finally:
+        intra_op.leave()
+
+
+def test_run_chunks_in_order_and_shared(helpers):
+    seen = set()
+
+    def fn(i):
+        seen.add(threading.current_thread().name)
+        return i * i
+    out = intra_op.run_chunks(fn, 200)
+    assert out == [i * i for i in range(200)]
+    assert seen    # at least the caller; the helper joins when the machine lets it
+
+
+def test_helper_runs_chunks(helpers):
+    started = threading.Event()
+    names = intra_op.run_chunks(
+        lambda i: (started.set() if i else started.wait(5), threading.current_thread().name)[1], 2)
+    assert "lens-intra-op" in names     # chunk 0 waits until the other chunk has started elsewhere
+
+
+def test_busy_machine_runs_inline(monkeypatch):
+    monkeypatch.setattr(intra_op, "_machine_has_room", lambda: False)
+    intra_op.enter()
+    try:
+        assert not intra_op.helpers_available()
+        assert intra_op.run_chunks(lambda i: threading.current_thread(), 3) == [threading.current_thread()] * 3
+    finally:
+        intra_op.leave()
+
+
+def test_run_chunks_raises_the_error_and_frees_the_helper(helpers):
+    def bad(i):
+        if i == 3:
+            raise ValueError("chunk 3")
+        return i
+    with pytest.raises(ValueError, match="chunk 3"):
+        intra_op.run_chunks(bad, 10)
+    assert intra_op.run_chunks(lambda i: i, 4) == [0, 1, 2, 3]     # the helper is free again
+
+
+def test_nested_run_chunks_run_inline(helpers):
+    def outer(i):
+        return sum(intra_op.run_chunks(lambda j: i * 10 + j, 3))
+    assert intra_op.run_chunks(outer, 4) == [sum(i * 10 + j for j in range(3)) for i in range(4)]
+
+
+def test_disabled_outside_enter():
+    assert not intra_op.helpers_available()
+    assert intra_op.run_chunks(lambda i: threading.current_thread(), 3) == [threading.current_thread()] * 3
+
+
+def _conv_case(rng, n, c, o):
+    x = rng.standard_normal((n, 14, 14, c)).astype(np.float32)
+    f = rng.standard_normal((5, 5, c, o)).astype(np.float32)
+    dy = rng.standard_normal((n, 14, 14, o)).astype(np.float32)
+    return x, f, dy, K.Geometry((14, 14), (5, 5), (1, 1), (1, 1), "SAME")
+
+
+@pytest.mark.parametrize("c", [1, 8])
+def test_conv_kernels_identical_with_and_without_helpers(c, monkeypatch):
+    monkeypatch.setattr(intra_op, "_machine_has_room", lambda: True)
+    rng = np.random.default_rng(0)
+    x, f, dy, geo = _conv_case(rng, 12, c, 16)
+    alone = (K.conv2d(x, f, geo), K.conv2d_backprop_filter(x, dy, f.shape, geo),
+             K.conv2d_backprop_input(x.shape, f, dy, geo))
+    intra_op.enter()
+    try:
+        shared = (K.conv2d(x, f, geo), K.conv2d_backprop_filter(x, dy, f.shape, geo),
+                  K.conv2d_backprop_input(x.shape, f, dy, geo))
+    finally:
+        intra_op.leave()
+    for a, b in zip(alone, shared):
+        np.testing.assert_array_equal(a, b)
+    # and against a direct NumPy convolution
+    xp = np.pad(x.astype(np.float64), ((0, 0), (2, 2), (2, 2), (0, 0)))
+    ref = sum(np.einsum("nhwc,co->nhwo", xp[:, i:i + 14, j:j + 14], f[i, j].astype(np.float64))
+              for i in range(5) for j in range(5))
+    np.testing.assert_allclose(shared[0], ref, rtol=1e-4, atol=1e-3)
+    ref_df = np.stack([np.stack([np.einsum("nhwc,nhwo->co", xp[:, i:i + 14, j:j + 14], dy)
+                                 for j in range(5)]) for i in range(5)])
+    np.testing.assert_allclose(shared[1], ref_df, rtol=1e-4, atol=1e-3)
+
+
+def test_matmul_rows_shared_equal_one_product(helpers):
+    rng = np.random.default_rng(1)
+    for m, k, n in [(64, 3136, 1024), (3136, 64, 1024), (37, 1000, 300)]:
+        a = rng.random((m, k), dtype=np.float32)
+        b = rng.random((k, n), dtype=np.float32)
+        np.testing.assert_array_equal(linalg._rows_shared(a, b, None), a @ b)
+
+
+def test_no_helper_while_another_op_runs(helpers):
+    intra_op.op_started()
+    try:
+        assert intra_op.helpers_available()     # this op alone
+        intra_op.op_started()                   # a second op on another executor thread
+        try:
+            assert not intra_op.helpers_available()
+        finally:
+            intra_op.op_finished()
+    finally:
+        intra_op.op_finished()
