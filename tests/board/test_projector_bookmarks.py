@@ -39,12 +39,17 @@ def test_sprites_are_drawn_as_the_points(page, fixture_url):  # noqa: F811
     want = list(sheet.getpixel((tile_x + 2, tile_y + 2)))
     got = layer_pixel_at_point(page, 7)
     assert max(abs(a - b) for a, b in zip(got, want)) <= 2, (got, want)
+    # While a drag zooms or pans, the tiles hide (they would lag); the redraw shows them again.
+    layer = ".proj-plot canvas.proj-sprite-layer"
+    page.evaluate("() => document.querySelector('.proj-plot').emit('plotly_relayouting', {})")
+    assert page.eval_on_selector(layer, "c => c.style.visibility") == "hidden"
     # Zooming moves the sprites with the points; unticking the box removes them.
     page.evaluate("""() => Plotly.relayout(document.querySelector('.proj-plot'),
         {'xaxis.range': [1e6, 2e6]})""")
     assert wait_until(lambda: page.get_attribute(".proj-plot", "data-sprites") == "0")
     page.evaluate("() => Plotly.relayout(document.querySelector('.proj-plot'), {'xaxis.autorange': true})")
     assert wait_until(lambda: page.get_attribute(".proj-plot", "data-sprites") == "8")
+    assert page.eval_on_selector(layer, "c => c.style.visibility") == "visible"
     page.uncheck(".proj-sprites")
     assert page.locator(".proj-plot canvas.proj-sprite-layer").count() == 0
     assert "sprites=0" in page.url

@@ -250,6 +250,7 @@
         });
         // Zoom, pan and resizes move the points: the sprites follow.
         el.plot.on("plotly_afterplot", drawSprites);
+        el.plot.on("plotly_relayouting", () => SP.hide(el.plot));
       }
       drawSprites();
     }).catch((e) => { el.status.textContent = e.message; });

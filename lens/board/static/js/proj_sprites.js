@@ -1,7 +1,8 @@
 // Sprites as the plotted points of a 2D projection: every point's tile of the sprite sheet
 // drawn at its place on one canvas laid over plotly's plot area (one drawImage a point, points
-// outside the view skipped; thousands of tiles take a few ms), redrawn after every plotly
-// draw, zoom or pan. 3D scenes keep plain markers (the clicked point shows its sprite).
+// outside the view skipped; `python -m bench projector` times 10k), redrawn after every plotly
+// draw, zoom or pan (hidden while one drags). 3D scenes keep plain markers (the clicked point
+// shows its sprite).
 "use strict";
 
 window.lensProjSprites = (function () {
@@ -24,6 +25,12 @@ window.lensProjSprites = (function () {
     gd.dataset.sprites = "0";
   }
 
+  // While a zoom or pan drags, the tiles would lag behind the points: hidden until it ends.
+  function hide(gd) {
+    const canvas = gd.querySelector(":scope > canvas.proj-sprite-layer");
+    if (canvas) canvas.style.visibility = "hidden";
+  }
+
   // points: [[x, y], ...] in data units; image: the loaded sprite sheet; dim: [w, h] of a tile.
   // Returns how many tiles were drawn.
   function draw(gd, points, image, dim) {
@@ -34,7 +41,7 @@ window.lensProjSprites = (function () {
     const canvas = canvasFor(gd);
     const ratio = window.devicePixelRatio || 1;
     Object.assign(canvas.style, {position: "absolute", left: size.l + "px", top: size.t + "px",
-      width: size.w + "px", height: size.h + "px", pointerEvents: "none"});
+      width: size.w + "px", height: size.h + "px", pointerEvents: "none", visibility: "visible"});
     canvas.width = Math.round(size.w * ratio);
     canvas.height = Math.round(size.h * ratio);
     const g = canvas.getContext("2d");
@@ -56,5 +63,5 @@ window.lensProjSprites = (function () {
     return drawn;
   }
 
-  return {draw, clear};
+  return {draw, clear, hide};
 })();
