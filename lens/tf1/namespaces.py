@@ -140,7 +140,7 @@ image = LazyNamespace("image", [], {
         "resize_with_crop_or_pad", "convert_image_dtype", "rgb_to_grayscale", "adjust_brightness",
         "adjust_contrast")},
     "transpose": "lens.ops.image_composites.transpose_image"})
-linalg = LazyNamespace("linalg", ["lens.ops.linalg"], {
+linalg = LazyNamespace("linalg", ["lens.ops.linalg", "lens.ops.linear_operator"], {
     **{n: "lens.ops.linalg_extra." + f for n, f in [
         ("eye", "eye"), ("matrix_transpose", "matrix_transpose"), ("transpose", "matrix_transpose"),
         ("trace", "trace"), ("band_part", "matrix_band_part"), ("diag", "matrix_diag"),
