@@ -4,6 +4,8 @@ identity-equality tensors) honours by staying as it is, and tf.init_scope."""
 import contextlib
 import enum
 
+import numpy as np
+
 from lens.framework import dtypes as _dt
 from lens.framework import eager as _eager
 from lens.framework.convert import convert_to_tensor
@@ -12,6 +14,7 @@ from lens.framework.registry import NotDifferentiable
 from lens.framework.sparse_tensor import SparseTensor
 from lens.framework.tensor_shape import Dimension, as_shape
 from lens.ops.core import py_func
+from lens.proto.tensor_util import make_tensor_proto as _make_tensor_proto
 from lens.ops.indexing import reverse
 from lens.ops.linalg_solve import sqrtm
 from lens.ops.math import floordiv
@@ -172,3 +175,26 @@ __all__ = ["string_strip", "string_to_hash_bucket_strong", "matrix_square_root",
            "UnconnectedGradients", "disable_v2_behavior", "disable_control_flow_v2", "disable_resource_variables",
            "disable_tensor_equality", "disable_v2_tensorshape", "control_flow_v2_enabled",
            "resource_variables_enabled", "executing_eagerly_outside_functions"]
+
+
+def is_symbolic_tensor(tensor):
+    """True for a graph Tensor (not an eager value or a NumPy array)."""
+    return isinstance(tensor, Tensor) and not hasattr(tensor, "numpy")
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_broadcast=False):
+    """A TensorProto of values (dtype and shape as given; verify_shape demands values of exactly that shape)."""
+    if verify_shape and allow_broadcast:
+        raise ValueError("allow_broadcast and verify_shape are not both allowed.")
+    if shape is not None and (verify_shape or not allow_broadcast):
+        have = list(np.shape(values))
+        want = [int(d) for d in (shape.as_list() if hasattr(shape, "as_list") else shape)]
+        if verify_shape and have != want:
+            raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(want), tuple(have)))
+        if not verify_shape and have not in ([], want) and int(np.prod(have)) != int(np.prod(want)):
+            raise ValueError("Too many elements provided. Needed at most %d, but received %d"
+                             % (int(np.prod(want)), int(np.prod(have))))
+    return _make_tensor_proto(values, dtype=dtype, shape=shape)
+
+
+__all__ += ["is_symbolic_tensor", "make_tensor_proto"]
