@@ -52,3 +52,16 @@ def test_card_downloads_the_tag_for_all_runs(page, tbx_server):
     rows = list(csv.DictReader(io.StringIO(text)))
     assert {r["run"] for r in rows} == set(RUNS)
     assert download.value.suggested_filename == "train_loss.csv"
+
+
+def test_time_series_card_downloads_the_tag_for_its_runs(page, tbx_server):
+    from test_timeseries_page import LOSS, drawn, open_ts
+
+    open_ts(page, tbx_server)
+    drawn(page, LOSS)
+    with page.expect_download() as download:
+        page.click(f"{LOSS} a.ts-download-json")
+    rows = json.loads(open(download.value.path(), encoding="utf-8").read())
+    assert {r["run"] for r in rows} == set(RUNS) and {r["tag"] for r in rows} == {"train/loss"}
+    assert len(rows) == N_STEPS * len(RUNS)
+    assert page.errors == []

@@ -151,8 +151,14 @@ window.lensTsCards = (function () {
     fit.type = "button";
     fit.title = "Fit the axes to the data (undo zooming)";
     fit.addEventListener("click", () => { card.resetView = true; card.draw(); });
+    // The tag across the card's runs as one table (lens export's long layout).
+    const downloads = ["csv", "json"].map((format) => {
+      const a = el("a", "ts-download-" + format, format.toUpperCase());
+      a.download = card.tag.replace(/[^\w.-]+/g, "_") + "." + format;
+      return a;
+    });
     tools.append(el("span", "muted", "Click the chart to pick a step."),
-      rangeLabel, logLabel, fit, clear);
+      rangeLabel, logLabel, fit, clear, el("span", "muted", "Download"), ...downloads);
     card.tableEl = el("div", "ts-table");
     card.body.append(card.plot, card.note, tools, card.tableEl);
     card.request = () => ({plugin: "scalars", tag: card.tag, runs: env.runs()});
@@ -174,6 +180,11 @@ window.lensTsCards = (function () {
       card.uirevision = layout.uirevision;
       ST.table(card, env.runColor);
       card.tools.hidden = !traces.length;
+      for (const a of downloads) {
+        const params = new URLSearchParams({tag: card.tag, format: a.className.slice(12)});
+        for (const run of card.series.keys()) params.append("run", run);
+        a.href = "/data/plugin/scalars/export?" + params;
+      }
       clear.hidden = !card.selection;
       return plot(card, traces, layout, card.tag);
     };
