@@ -1,0 +1,46 @@
+"""precision_at_k / recall_at_k / *_at_top_k / sparse_precision_at_k / (sparse_)average_precision_at_k: value
+before, update_op after each of two batches and the final value equal TF 2.21's compat.v1
+(fixtures/record_metrics_at_k_tf.py on fixtures/metrics_at_k_cases.py)."""
+import importlib.util
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import lens as tf
+
+HERE = pathlib.Path(__file__).parent / "fixtures"
+_spec = importlib.util.spec_from_file_location("metrics_at_k_cases", HERE / "metrics_at_k_cases.py")
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+WANT = json.loads((HERE / "metrics_at_k_tf.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_matches_tensorflow(name):
+    with tf.Graph().as_default():
+        ph = {k: tf.placeholder(tf.as_dtype(np.asarray(v[0]).dtype), np.shape(v[0]), name=k)
+              for k, v in cases.FEEDS.items()}
+        value, update = cases.CASES[name](tf, ph)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            rows = [sess.run(value, {p: cases.FEEDS[k][0] for k, p in ph.items()})]
+            for b in range(2):
+                rows.append(sess.run(update, {p: cases.FEEDS[k][b] for k, p in ph.items()}))
+            rows.append(sess.run(value, {p: cases.FEEDS[k][0] for k, p in ph.items()}))
+    for i, (got, want) in enumerate(zip(rows, WANT[name])):
+        np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=2e-6, atol=1e-6,
+                                   err_msg="%s row %d" % (name, i))
+
+
+def test_variables_are_float64_and_named_as_tf():
+    with tf.Graph().as_default():
+        tf.metrics.precision_at_k(tf.constant([[1]], tf.int64), tf.constant([[0.1, 0.9]]), 1)
+        tf.metrics.average_precision_at_k(tf.constant([[1]], tf.int64), tf.constant([[0.1, 0.9]]), 2)
+        names = sorted((v.op.name, v.dtype.base_dtype.name) for v in tf.local_variables())
+        assert names == [("average_precision_at_2/max", "float64"), ("average_precision_at_2/total", "float64"),
+                         ("precision_at_1/false_positive_at_1", "float64"),
+                         ("precision_at_1/true_positive_at_1", "float64")]
+        with pytest.raises(ValueError, match="Invalid k"):
+            tf.metrics.average_precision_at_k([[1]], [[0.1, 0.9]], 0)
