@@ -9,7 +9,8 @@ FAMILIES = ["core", "math", "array", "reduce", "logic", "sequence", "slicing", "
             "lookup_ops", "tensor_array_ops", "tensor_array", "sparse_math", "sparse_misc", "sparse_serialize",
             "lookup_mutable", "segment_scatter_extra", "sparse_cross",
             "special_fns", "math_more", "linalg_solve", "strings_extra",
-            "random_stateless", "random_stateless_more", "array_more"]
+            "random_stateless", "random_stateless_more", "array_more",
+            "parsing_sequence"]
 
 # The model families of issue 15 (FFTs and complex parts, tf.signal's composites, ...).
 FAMILIES += ["complex_ops", "signal_fft", "signal_ops", "image_codecs", "image_color", "image_boxes", "image_quality",

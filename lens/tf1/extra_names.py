@@ -55,6 +55,7 @@ _SOURCES = {
     "lens.ops.templates": ["make_template", "custom_gradient", "grad_pass_through"],
     "lens.tf1.version_names": ["VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
                                "GRAPH_DEF_VERSION_MIN_PRODUCER"],
+    "lens.ops.parsing_sequence": ["FixedLenSequenceFeature", "parse_single_sequence_example"],
     "lens.ops.array_more": ["histogram_fixed_width_bins", "broadcast_dynamic_shape", "parallel_stack",
                             "switch_case", "recompute_grad"],
     "lens.ops.math_more": ["approx_top_k", "accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",

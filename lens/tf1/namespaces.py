@@ -188,7 +188,8 @@ gfile = LazyNamespace("gfile", [], {n: "lens.events.gfile." + n for n in (
 io_gfile = LazyNamespace("gfile", [], {n: "lens.events.gfile." + n for n in (
     "GFile", "copy", "exists", "get_registered_schemes", "glob", "isdir", "join", "listdir", "makedirs", "mkdir",
     "remove", "rename", "rmtree", "stat", "walk")})
-io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.data_flow_ops", "lens.events.io_ops",
+io = LazyNamespace("io", ["lens.events.tfrecord", "lens.ops.parsing", "lens.ops.parsing_sequence",
+                          "lens.ops.data_flow_ops", "lens.events.io_ops",
                           "lens.ops.encode_ops"], {
     "gfile": io_gfile, "match_filenames_once": "lens.training.input.match_filenames_once",
     "write_graph": "lens.training.saver.write_graph",
