@@ -122,3 +122,4 @@ _ns.image._extra["extract_glimpse"] = "lens.ops.image_glimpse.extract_glimpse"
 _ns.random._extra.update({n: "lens.ops.nn_sampled." + n for n in (
     "uniform_candidate_sampler", "log_uniform_candidate_sampler", "learned_unigram_candidate_sampler",
     "fixed_unigram_candidate_sampler", "all_candidate_sampler")})
+_ns.nn._extra["raw_rnn"] = "lens.rnn.raw_rnn.raw_rnn"
