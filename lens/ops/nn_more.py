@@ -230,3 +230,15 @@ def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
         out = M.multiply(scaled, keep)
         out.set_shape(x.shape)
         return out
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """general_dropout with the keep mask drawn by stateless_uniform(seed): the same seed, the same mask."""
+    from lens.ops.random_stateless import stateless_random_uniform as stateless_uniform
+    if rng_alg not in (None, "auto_select", "philox", 1, 0, 3):
+        raise ValueError("rng_alg must be one of TF's Algorithm values, got %r" % (rng_alg,))
+
+    def sampler(shape, dtype):
+        return stateless_uniform(shape, seed, dtype=dtype)
+    with name_scope(name, "stateless_dropout", [x]):
+        return general_dropout(x, rate, sampler, noise_shape=noise_shape)

@@ -114,7 +114,8 @@ _ns.layers._extra.update({n: "lens.layers.conv_more." + n for n in (
     "SeparableConvolution2D", "conv1d", "conv3d", "conv3d_transpose", "separable_conv1d", "separable_conv2d",
     "max_pooling1d", "max_pooling3d", "average_pooling1d", "average_pooling3d")})
 _ns.nn._extra["experimental"] = LazyNamespace("experimental", [], {
-    "general_dropout": "lens.ops.nn_more.general_dropout"})
+    "general_dropout": "lens.ops.nn_more.general_dropout",
+    "stateless_dropout": "lens.ops.nn_more.stateless_dropout"})
 _ns.nn.__dict__.pop("experimental", None)
 _ns.image._extra["extract_glimpse"] = "lens.ops.image_glimpse.extract_glimpse"
 

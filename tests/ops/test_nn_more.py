@@ -116,3 +116,15 @@ def test_general_dropout_keeps_where_the_sampler_reaches_rate():
     assert tf.nn.experimental.general_dropout(x, 0.0, sampler) is not None
     with pytest.raises(ValueError, match="range"):
         tf.nn.experimental.general_dropout(x, 1.0, sampler)
+
+
+def test_stateless_dropout_is_a_function_of_its_seed():
+    x = np.ones((4, 50), np.float32)
+    a = tf.nn.experimental.stateless_dropout(x, 0.3, seed=[1, 2])
+    b = tf.nn.experimental.stateless_dropout(x, 0.3, seed=[1, 2])
+    c = tf.nn.experimental.stateless_dropout(x, 0.3, seed=[3, 4])
+    u = tf.random.stateless_uniform([4, 50], seed=[1, 2])
+    ga, gb, gc, gu = run(a, b, c, u)
+    np.testing.assert_array_equal(ga, gb)
+    assert not np.array_equal(ga, gc)
+    np.testing.assert_allclose(ga, np.where(gu >= 0.3, 1 / 0.7, 0.0), rtol=1e-6)
