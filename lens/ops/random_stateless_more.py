@@ -1,5 +1,6 @@
 """More stateless draws: categorical/multinomial, gamma (with its reparameterization gradient in alpha),
 Poisson, binomial, the parameterized truncated normal, and the seed helpers split / fold_in."""
+import enum
 import math as _math
 
 import numpy as np
@@ -179,16 +180,34 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
 
 
 # ---- seed helpers ------------------------------------------------------------------------------------------
+class Algorithm(enum.Enum):
+    """The counter-based RNG algorithms of TF's stateless ops (lens implements Philox, which AUTO_SELECT picks
+    on CPUs)."""
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _check_alg(alg):
+    """Philox (or auto_select, which is Philox on a CPU); ValueError for anything else."""
+    value = alg.value if isinstance(alg, Algorithm) else alg
+    if isinstance(value, str):
+        value = {"philox": 1, "threefry": 2, "auto_select": 3}.get(value.lower(), value)
+    if value not in (1, 3):
+        raise ValueError("lens's stateless random ops implement the Philox algorithm ('philox' or 'auto_select'), "
+                         "got alg=%r" % (alg,))
+
+
 def stateless_split(seed, num=2, alg="auto_select"):
     """num new [2] seeds derived from seed (full-range integer draws), as a [num, 2] tensor."""
-    del alg
+    _check_alg(alg)
     seed = _seed_tensor(seed)
     return stateless_random_uniform([num, 2], seed=seed, dtype=seed.dtype.base_dtype, minval=None, maxval=None)
 
 
 def stateless_fold_in(seed, data, alg="auto_select"):
     """A new [2] seed from seed and an integer data (e.g. a step or a replica id)."""
-    del alg
+    _check_alg(alg)
     data = convert_to_tensor(data, name="data")
     first = stateless_random_uniform([], seed=seed, dtype=data.dtype.base_dtype, minval=None, maxval=None)
     return A.stack([first, data])

@@ -166,9 +166,10 @@ random = LazyNamespace("random", ["lens.ops.random"], {
        for n in ("stateless_gamma", "stateless_poisson", "stateless_binomial")},
     "split": "lens.ops.random_stateless_more.stateless_split",
     "fold_in": "lens.ops.random_stateless_more.stateless_fold_in",
+    "Algorithm": "lens.ops.random_stateless_more.Algorithm",
     "experimental": "lens.tf1.namespaces.random_experimental"})
 random_experimental = LazyNamespace("experimental", [], {
-    n: "lens.ops.random_stateless_more." + n for n in ("stateless_split", "stateless_fold_in")})
+    n: "lens.ops.random_stateless_more." + n for n in ("stateless_split", "stateless_fold_in", "Algorithm")})
 layers = LazyNamespace("layers", ["lens.layers"])
 losses = LazyNamespace("losses", ["lens.losses", "lens.losses.pairwise"])
 version = LazyNamespace("version", ["lens.tf1.version_names"])
