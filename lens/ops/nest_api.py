@@ -1,5 +1,6 @@
 """tf.nest: flatten, pack_sequence_as, map_structure, assert_same_structure and is_nested over lists,
 tuples, namedtuples and dicts (dict leaves in sorted-key order, as TF)."""
+from lens.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from lens.ops import control_flow_nest as _nest
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested"]
@@ -10,15 +11,39 @@ def is_nested(seq):
     return _nest.is_sequence(seq)
 
 
+def _components(leaf):
+    """A SparseTensor's component tensors (indices, values, dense_shape), as TF expands composites."""
+    return [leaf.indices, leaf.values, leaf.dense_shape]
+
+
+def _is_composite(x):
+    return isinstance(x, (SparseTensor, SparseTensorValue))
+
+
 def flatten(structure, expand_composites=False):
-    """The leaves of structure in order; a leaf alone becomes [leaf]."""
-    del expand_composites
-    return _nest.flatten(structure)
+    """The leaves of structure in order; a leaf alone becomes [leaf]; expand_composites=True lists a
+    SparseTensor's indices, values and dense_shape in its place."""
+    leaves = _nest.flatten(structure)
+    if not expand_composites:
+        return leaves
+    out = []
+    for leaf in leaves:
+        out.extend(_components(leaf) if _is_composite(leaf) else [leaf])
+    return out
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    """structure rebuilt with the leaves of flat_sequence, in order."""
-    del expand_composites
+    """structure rebuilt with the leaves of flat_sequence, in order (three per SparseTensor with
+    expand_composites=True)."""
+    if expand_composites and any(_is_composite(leaf) for leaf in _nest.flatten(structure)):
+        flat, items = list(flat_sequence), []
+        for leaf in _nest.flatten(structure):
+            if _is_composite(leaf):
+                items.append(type(leaf)(*flat[:3]))
+                flat = flat[3:]
+            else:
+                items.append(flat.pop(0))
+        flat_sequence = items
     if not is_nested(flat_sequence):
         raise TypeError("Attempted to pack value:\n  %r\ninto a structure, but found incompatible type `%s` instead."
                         % (flat_sequence, type(flat_sequence).__name__))
@@ -64,22 +89,30 @@ def _assert_same(a, b, check_types, path):
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """ValueError when the nestings differ; TypeError when check_types and the sequence types differ."""
-    del expand_composites
+    if expand_composites:
+        nest1, nest2 = _expand_leaves(nest1), _expand_leaves(nest2)
     _assert_same(nest1, nest2, check_types, ())
 
 
 def map_structure(func, *structure, **kwargs):
-    """func applied leaf-wise across structures of the same nesting (check_types=True by default)."""
+    """func applied leaf-wise across structures of the same nesting (check_types=True by default;
+    expand_composites=True maps over SparseTensor components)."""
     if not callable(func):
         raise TypeError("func must be callable, got: %s" % func)
     if not structure:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = kwargs.pop("expand_composites", False)
     if kwargs:
         raise ValueError("Only valid keyword arguments are `check_types` and `expand_composites`, not: `%s`"
                          % ("`, `".join(kwargs)))
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    flats = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*leaves) for leaves in zip(*flats)])
+    flats = [flatten(s, expand_composites=expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*leaves) for leaves in zip(*flats)], expand_composites=expand)
+
+
+def _expand_leaves(structure):
+    """structure with each SparseTensor replaced by the list of its components."""
+    return _nest.pack_sequence_as(structure, [_components(x) if _is_composite(x) else x
+                                              for x in _nest.flatten(structure)])

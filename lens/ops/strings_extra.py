@@ -268,7 +268,9 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
 
 
 def _transcode_make(op, ctx):
-    src, dst = _CODECS.get(op._attrs["input_encoding"], "latin-1"), _CODECS[op._attrs["output_encoding"]]
+    src = {"ISO-8859-1": "latin-1", "US-ASCII": "ascii"}.get(op._attrs["input_encoding"]) or \
+        _CODECS[op._attrs["input_encoding"]]
+    dst = _CODECS[op._attrs["output_encoding"]]
     errors, repl = op._attrs["errors"], op._attrs["replacement_char"]
     control = op._attrs["replace_control_characters"]
 

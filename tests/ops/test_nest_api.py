@@ -31,3 +31,16 @@ def test_structure_errors():
         tf.nest.pack_sequence_as([1, 2], [1])
     with pytest.raises(ValueError, match="Only valid keyword"):
         tf.nest.map_structure(lambda a: a, [1], bogus=True)
+
+
+
+def test_expand_composites_lists_sparse_components():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 1]], [5.0], [2, 3])
+        flat = tf.nest.flatten({"s": sp, "x": 1}, expand_composites=True)
+        assert flat[:3] == [sp.indices, sp.values, sp.dense_shape] and flat[3] == 1
+        back = tf.nest.pack_sequence_as({"s": sp, "x": 1}, flat, expand_composites=True)
+        assert isinstance(back["s"], tf.SparseTensor) and back["s"].values is sp.values
+        doubled = tf.nest.map_structure(lambda t: t, [sp], expand_composites=True)
+        assert isinstance(doubled[0], tf.SparseTensor)
+        tf.nest.assert_same_structure(sp, tf.SparseTensor([[1, 1]], [2.0], [4, 4]), expand_composites=True)
