@@ -51,7 +51,6 @@ from lens.tf1.structured_names import __all__ as _structured_all
 from lens.tf1 import contrib_import as _contrib_import  # noqa: F401 - `from lens.contrib.x import y`
 
 newaxis = None
-dtypes = _dtypes_mod
 subtract = subtract
 mul = multiply
 sub = subtract
