@@ -159,6 +159,53 @@ def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
                     name=name or "StringToHashBucketStrong", dtypes=[_dt.int64], same_dtype=False)
 
 
+# ---- StringToHashBucket (TF's legacy Hash64: MurmurHash64A seeded with 0xDECAFCAFFE) --------------------
+_M64 = 0xC6A4A7935BD1E995
+
+
+def hash64(data, seed=0xDECAFCAFFE):
+    """TF's Hash64 of bytes (the hash of tf.string_to_hash_bucket)."""
+    n = len(data)
+    h = (seed ^ (n * _M64)) & _MASK
+    full = n - n % 8
+    for i in range(0, full, 8):
+        k = (struct.unpack("<Q", data[i:i + 8])[0] * _M64) & _MASK
+        k = ((k ^ (k >> 47)) * _M64) & _MASK
+        h = ((h ^ k) * _M64) & _MASK
+    if n > full:
+        for j, byte in enumerate(data[full:]):
+            h ^= byte << (8 * j)
+        h = (h * _M64) & _MASK
+    h = ((h ^ (h >> 47)) * _M64) & _MASK
+    return h ^ (h >> 47)
+
+
+def _bucket_make(op, ctx):
+    n = op._attrs["num_buckets"]
+
+    def run(x):
+        arr = _obj(x)
+        return np.array([hash64(_bytes(v)) % n for v in arr.reshape(-1)], np.int64).reshape(arr.shape)
+    return run
+
+
+register_op("StringToHashBucket", make=_bucket_make, shape=_SAME, not_differentiable=True)
+
+
+def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """Each string's TF Hash64 modulo num_buckets (the legacy hash; to_hash_bucket_fast is faster)."""
+    if num_buckets < 1:
+        raise ValueError("num_buckets must be >= 1, got %d" % num_buckets)
+    x = convert_to_tensor(input, _dt.string, name="string_tensor")
+    return apply_op("StringToHashBucket", [(x, "string_tensor")], {"num_buckets": int(num_buckets)},
+                    name=name or "StringToHashBucket", dtypes=[_dt.int64], same_dtype=False)
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None):
+    """tf.string_to_hash_bucket: to_hash_bucket under TF1's argument name."""
+    return to_hash_bucket(string_tensor, num_buckets, name=name)
+
+
 # ---- UnsortedSegmentJoin ------------------------------------------------------------------------------
 def _segment_join_make(op, ctx):
     sep = _bytes(op._attrs["separator"])
@@ -442,5 +489,5 @@ def _text_attr(v):
     return v.decode("utf-8") if isinstance(v, bytes) else v
 
 
-__all__ = ["lower", "upper", "regex_full_match", "to_hash_bucket_strong", "unsorted_segment_join",
+__all__ = ["lower", "upper", "regex_full_match", "to_hash_bucket", "to_hash_bucket_strong", "unsorted_segment_join",
            "unicode_encode", "unicode_transcode", "format", "ngrams"]

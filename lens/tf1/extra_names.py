@@ -56,6 +56,7 @@ _SOURCES = {
     "lens.tf1.version_names": ["VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
                                "GRAPH_DEF_VERSION_MIN_PRODUCER"],
     "lens.ops.parsing_sequence": ["FixedLenSequenceFeature", "parse_single_sequence_example"],
+    "lens.ops.strings_extra": ["string_to_hash_bucket"],
     "lens.ops.array_more": ["histogram_fixed_width_bins", "broadcast_dynamic_shape", "parallel_stack",
                             "switch_case", "recompute_grad"],
     "lens.ops.math_more": ["approx_top_k", "accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",

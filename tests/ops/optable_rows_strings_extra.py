@@ -52,6 +52,8 @@ ROWS = [
     _case("StringToHashBucketStrong", "strong",
           lambda: X.to_hash_bucket_strong(WORDS + ["a much longer string of bytes!"], 1000, [17, 3141592653])),
     custom("StringToHashBucketStrong", _siphash_vector, label="SipHash-2-4 test vector"),
+    _case("StringToHashBucket", "bucket",
+          lambda: X.to_hash_bucket(WORDS + ["abcdefgh", "abcdefghi", "The quick brown fox jumps"], 1000)),
     _case("UnsortedSegmentJoin", "segment_join",
           lambda: X.unsorted_segment_join([["a", "b"], ["c", "d"], ["e", "f"]], [2, 0, 2], 4, separator="+")),
     _case("UnicodeEncode", "encode", lambda: X.unicode_encode([[72, 228, 0x1F600], [-5, 98, 99]], "UTF-8")),
