@@ -1,5 +1,7 @@
-"""tf.histogram_fixed_width_bins, tf.broadcast_dynamic_shape (BroadcastArgs), tf.parallel_stack, tf.switch_case
-and tf.recompute_grad."""
+"""tf.histogram_fixed_width_bins, tf.broadcast_dynamic_shape (BroadcastArgs), tf.parallel_stack, tf.switch_case,
+tf.recompute_grad and tf.fingerprint (FarmHash Fingerprint64 per row)."""
+import struct
+
 import numpy as np
 
 from lens.framework import dtypes as _dt
@@ -13,6 +15,7 @@ from lens.ops import math as M
 from lens.ops.indexing import clip_by_value
 from lens.ops.control_flow_case import case
 from lens.ops.core import stop_gradient
+from lens.ops.farmhash import fingerprint64
 from lens.ops.gradients import gradients
 from lens.ops.logic import equal
 from lens.ops.templates import custom_gradient
@@ -110,3 +113,47 @@ def recompute_grad(f):
             return f(*xs), grad
         return inner(*args)
     return wrapped
+
+
+def _fingerprint_make(op, ctx):
+    def row_bytes(row, is_string):
+        if not is_string:
+            return np.ascontiguousarray(row).tobytes()
+        items = [v.encode() if isinstance(v, str) else bytes(v) for v in np.asarray(row, dtype=object).reshape(-1)]
+        if len(items) == 1:
+            return items[0]
+        # several strings: fingerprint the little-endian concatenation of their fingerprints, as TF
+        return b"".join(struct.pack("<Q", fingerprint64(s)) for s in items)
+
+    def run(data, method):
+        method = np.asarray(method, dtype=object).item()
+        method = method.decode() if isinstance(method, bytes) else method
+        if method != "farmhash64":
+            raise errors.InvalidArgumentError(None, op, "Unsupported fingerprint method is given: %s" % method)
+        data = np.asarray(data)
+        if data.ndim < 1:
+            raise errors.InvalidArgumentError(None, op, "`data` should have at least one dimension: %s"
+                                              % list(data.shape))
+        is_string = data.dtype == object or data.dtype.kind in "SU"
+        out = np.empty((data.shape[0], 8), np.uint8)
+        for i in range(data.shape[0]):
+            out[i] = np.frombuffer(struct.pack("<Q", fingerprint64(row_bytes(data[i], is_string))), np.uint8)
+        return out
+    return run
+
+
+register_op("Fingerprint", make=_fingerprint_make, not_differentiable=True,
+            shape=lambda op: [TensorShape([op._inputs[0].shape.as_list()[0] if op._inputs[0].shape.ndims else None, 8])])
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """An 8-byte (uint8) FarmHash fingerprint of each row (first-axis slice) of data."""
+    data = convert_to_tensor(data, name="data")
+    if data.shape.ndims == 0:
+        raise ValueError("`data` should have at least one dimension, got a scalar")
+    m = convert_to_tensor(method, _dt.string, name="method")
+    return apply_op("Fingerprint", [(data, "data"), (m, "method")], {"T": data.dtype.base_dtype},
+                    name=name or "Fingerprint", dtypes=[_dt.uint8], same_dtype=False)
+
+
+__all__ += ["fingerprint"]

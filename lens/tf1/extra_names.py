@@ -58,7 +58,7 @@ _SOURCES = {
     "lens.ops.parsing_sequence": ["FixedLenSequenceFeature", "parse_single_sequence_example"],
     "lens.ops.strings_extra": ["string_to_hash_bucket"],
     "lens.ops.array_more": ["histogram_fixed_width_bins", "broadcast_dynamic_shape", "parallel_stack",
-                            "switch_case", "recompute_grad"],
+                            "switch_case", "recompute_grad", "fingerprint"],
     "lens.ops.math_more": ["approx_top_k", "accumulate_n", "bincount", "is_non_decreasing", "is_strictly_increasing", "log_sigmoid",
                            "scalar_mul", "sort", "argsort", "searchsorted", "unique_with_counts", "dynamic_partition",
                            "ensure_shape", "timestamp", "repeat", "shape_n", "batch_gather"],
