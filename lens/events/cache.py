@@ -1,8 +1,8 @@
 """The board's cache directory: each run's store kept on disk between restarts.
 
-Layout under the cache dir (one per logdir): `lock` (every board holds it shared; one that
-finds itself alone after its first pass holds it exclusive for a moment to delete files no
-state names), and
+Layout under the cache dir (one per logdir): `boards/` (a lock file per live board, held
+exclusive while it lives), `lock` (held shared by a board while it registers, exclusive by one
+that, alone after its first pass, deletes column files nothing names), and
 `runs/<key>/` per run: `state` (what the run's store and file readers held, a versioned,
 checksummed pickle read back with a loader that builds nothing but plain values and NumPy
 arrays), `lock` (taken while the state is written or read) and the run's colstore chunks.
@@ -19,6 +19,7 @@ import io
 import logging
 import os
 import pickle
+import uuid
 
 import google_crc32c
 
@@ -75,11 +76,15 @@ class CacheDir:
         self.root = os.path.abspath(os.fspath(root))
         self.error = None  # why the cache is not used (the page shows it), or None
         self.rebuilt = 0  # cache entries found unusable and rebuilt
-        self._lock_file = None
+        self._board = None  # boards/<pid>-<id>.lock, held exclusive while this board lives
         try:
             os.makedirs(os.path.join(self.root, "runs"), exist_ok=True)
-            self._lock_file = open(os.path.join(self.root, "lock"), "a+")
-            fcntl.flock(self._lock_file, fcntl.LOCK_SH)
+            os.makedirs(os.path.join(self.root, "boards"), exist_ok=True)
+            with open(os.path.join(self.root, "lock"), "a+") as gate:
+                fcntl.flock(gate, fcntl.LOCK_SH)  # waits while a sweep runs
+                self._board = open(os.path.join(self.root, "boards", "%d-%s.lock" % (
+                    os.getpid(), uuid.uuid4().hex[:8])), "a+")
+                fcntl.flock(self._board, fcntl.LOCK_EX)
             self._probe()
         except OSError as exc:
             self.fail("cannot use it", exc)
@@ -109,24 +114,39 @@ class CacheDir:
             os.fsync(f.fileno())
         os.remove(probe)
 
-    def sweep(self):
-        """If no other board uses the cache, delete chunk files that no run's state names.
-
-        Called once the first pass saved every run (so this board's own chunks are named)."""
-        if self._lock_file is None or self.error is not None:
+    def sweep(self, in_use=()):
+        """If no other board uses the cache, delete chunk files that neither a run's state nor
+        this board (`in_use`: paths) names. Called once this board's first pass is saved."""
+        if self._board is None or self.error is not None:
             return
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return  # another board serves from this cache: its chunks must stay
-        try:
-            self._sweep()
+            with open(os.path.join(self.root, "lock"), "a+") as gate:
+                try:
+                    fcntl.flock(gate, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    return  # a board is starting
+                if self._others_alive():
+                    return  # their chunks may be named by no state yet
+                self._sweep({os.path.abspath(p) for p in in_use})
         except OSError as exc:  # leftovers cost only disk space
             log.info("cache dir %s: could not delete old column files (%s)", self.root, exc)
-        finally:
-            fcntl.flock(self._lock_file, fcntl.LOCK_SH)
 
-    def _sweep(self):
+    def _others_alive(self):
+        """True if another board holds its lock file; dead boards' files are removed."""
+        folder = os.path.join(self.root, "boards")
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            if path == self._board.name:
+                continue
+            with open(path, "a+") as other:
+                try:
+                    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    return True
+                os.remove(path)  # its board is gone
+        return False
+
+    def _sweep(self, in_use):
         runs = os.path.join(self.root, "runs")
         for key in os.listdir(runs):
             folder = os.path.join(runs, key)
@@ -136,8 +156,9 @@ class CacheDir:
                 for entry in state.get("store", {}).get("scalars", {}).values():
                     names.update(str(c.get("file")) for c in entry.get("chunks", ()))
             for name in os.listdir(folder):
-                if name.endswith((".arrow", ".tmp")) and name not in names:
-                    os.remove(os.path.join(folder, name))
+                path = os.path.join(folder, name)
+                if name.endswith((".arrow", ".tmp")) and name not in names and path not in in_use:
+                    os.remove(path)
 
     def folder(self, run):
         """The run's folder (created on demand)."""

@@ -74,7 +74,10 @@ class CachingWatcher(LogdirWatcher):
         super().reload()
         if self.cache is not None and not self._swept:
             self._swept = True
-            self.cache.sweep()  # after serving starts: old column files cost only disk
+            with self.lock:
+                in_use = [c.path for store in self.stores.values()
+                          for series in store.scalars.values() for c in series.chunks()]
+            self.cache.sweep(in_use)  # after serving starts: old column files cost only disk
 
     def _read_run(self, name):
         run = self._runs[name]

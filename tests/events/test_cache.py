@@ -273,3 +273,22 @@ def test_a_full_cache_dir_is_given_up_once_and_serving_goes_on(tmp_path):
     status = _status(provider)
     assert status["ok"] is False and "No space left" in status["error"]
     assert _dump(provider) == _dump(_load(logdir))
+
+
+def test_a_sweep_waits_until_no_other_board_is_alive(tmp_path):
+    cache = str(tmp_path / "cache")
+    boards = [cache_mod.CacheDir(cache) for _ in range(3)]
+    orphan = os.path.join(boards[0].folder("run"), "0123.arrow")
+    open(orphan, "wb").close()
+    for board in boards[1:]:
+        board.sweep()
+        assert os.path.exists(orphan)  # boards[0] (and the others) are alive
+    boards[2].sweep(in_use=[orphan])
+    del boards[:2]
+    import gc
+    gc.collect()
+    boards[0].sweep(in_use=[orphan])
+    assert os.path.exists(orphan)  # alone now, but this board still uses it
+    boards[0].sweep()
+    assert not os.path.exists(orphan)
+    assert len(os.listdir(os.path.join(cache, "boards"))) == 1  # the dead boards' files went
