@@ -53,14 +53,18 @@ def cleanse(obj):
     return obj
 
 
-def json_response(obj, status=200):
-    """Serialize obj as JSON the way TensorBoard does (non-finite floats as strings)."""
+def json_text(obj):
+    """obj as compact JSON the way TensorBoard writes it (non-finite floats as strings)."""
     try:
-        body = json.dumps(obj, allow_nan=False, separators=(",", ":"))
+        return json.dumps(obj, allow_nan=False, separators=(",", ":"))
     except ValueError:
         # Only walk the structure when a non-finite float is actually present.
-        body = json.dumps(cleanse(obj), separators=(",", ":"))
-    return Response(body, status=status, mimetype="application/json")
+        return json.dumps(cleanse(obj), separators=(",", ":"))
+
+
+def json_response(obj, status=200):
+    """Serialize obj as JSON the way TensorBoard does (non-finite floats as strings)."""
+    return Response(json_text(obj), status=status, mimetype="application/json")
 
 
 def even_sample(items, k):

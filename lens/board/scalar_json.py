@@ -7,11 +7,14 @@ asked for again (a page refresh, another tab) costs one checksum of its columns.
 Non-finite values become the strings "NaN", "Infinity", "-Infinity" as params.cleanse does.
 """
 
+import json
 import threading
 import zlib
 from collections import OrderedDict
 
 import numpy as np
+
+from lens.board.params import json_text
 
 # repr() of a list of tuples -> JSON: tuples become arrays, the ", " separators lose the space.
 _ROWS = str.maketrans({"(": "[", ")": "]", " ": None})
@@ -89,3 +92,17 @@ class BodyCache:
 
 
 BODIES = BodyCache()
+
+
+class Raw(str):
+    """JSON text that compose() embeds as it is."""
+
+
+def compose(obj):
+    """JSON text of obj as json_text writes it, with Raw values (at any dict depth) verbatim."""
+    if isinstance(obj, Raw):
+        return str(obj)
+    if isinstance(obj, dict):
+        return "{" + ",".join(json.dumps(key) + ":" + compose(value)
+                              for key, value in obj.items()) + "}"
+    return json_text(obj)

@@ -38,6 +38,7 @@ from werkzeug.exceptions import NotFound as HTTPNotFound
 from lens.board import images, markdown
 from lens.board.histograms import histogram_rows
 from lens.board.params import json_response, provider, required
+from lens.board.scalar_json import BODIES, Raw, compose, objects_json
 from lens.events.provider import NotFound
 
 PLUGIN = "timeseries"
@@ -130,9 +131,8 @@ def scalar_series(data_provider, req):
     for run in wanted:
         if req["tag"] not in known[run]:
             continue
-        steps, walls, values = data_provider.scalars(run, req["tag"], max_points=points or None)
-        out[run] = [{"wallTime": w, "step": s, "value": v}
-                    for w, s, v in zip(walls.tolist(), steps.tolist(), values.tolist())]
+        columns = data_provider.scalars(run, req["tag"], max_points=points or None)
+        out[run] = Raw(BODIES.encode(objects_json, *columns))
     return out
 
 
@@ -194,7 +194,8 @@ def time_series_route():
     if not isinstance(reqs, list):
         raise BadRequest("'requests' must be a JSON list of {plugin, tag, ...} objects")
     data_provider = provider()
-    return json_response([answer(data_provider, r) for r in reqs])
+    body = ",".join(compose(answer(data_provider, r)) for r in reqs)
+    return Response("[" + body + "]", mimetype="application/json")
 
 
 @bp.route("/imageData")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lens.board.params import cleanse
-from lens.board.scalar_json import BodyCache, objects_json, rows_json
+from lens.board.scalar_json import BodyCache, Raw, compose, objects_json, rows_json
 
 SPECIAL32 = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 3.4028235e38, -3.4028235e38,
                       1.1754944e-38, 1e-45, -1e-45, 0.1, 1e16, 1e-5, 123456.79],
@@ -74,3 +74,14 @@ def test_cache_stays_under_its_budget():
         cache.encode(rows_json, *random_series(rng, 200, special=False))
     assert 0 < cache._bytes <= 50_000
     assert cache._bytes == sum(len(b) for b in cache._bodies.values())
+
+
+def test_compose_embeds_raw_text_like_json_dumps():
+    rng = np.random.default_rng(11)
+    steps, walls, values = random_series(rng, 40, special=True)
+    objects = [{"wallTime": w, "step": s, "value": v}
+               for w, s, v in zip(walls.tolist(), steps.tolist(), values.tolist())]
+    answer = {"plugin": "scalars", "tag": "lo\u00df/\"x\"", "runToSeries": {
+        "r\u00e9un": Raw(objects_json(steps, walls, values)), "b": [{"x": float("nan")}]}}
+    plain = dict(answer, runToSeries={"r\u00e9un": objects, "b": [{"x": float("nan")}]})
+    assert compose(answer) == old_json(plain)
