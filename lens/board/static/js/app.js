@@ -160,6 +160,17 @@ window.lens = (function () {
       old.replaceWith(progressMark(old.dataset.run));  // in place: checkboxes keep focus
     }
   }
+  // A cache dir that cannot be written (read-only, full, blocked): said once, dismissed by a click.
+  let cacheNoted = false;
+  function noteCache(cache) {
+    if (cacheNoted || !cache || cache.ok !== false || !cache.dir) return;
+    cacheNoted = true;
+    const notice = document.getElementById("cache-notice");
+    notice.textContent = "\u26a0 Cache unavailable: serving from memory";
+    notice.title = cache.error + " (click to dismiss)";
+    notice.addEventListener("click", () => { notice.hidden = true; }, {once: true});
+    notice.hidden = false;
+  }
   function noteErrors(errors) {
     errors = errors || {};
     if (JSON.stringify(errors) === JSON.stringify(runErrors)) return;
@@ -264,7 +275,7 @@ window.lens = (function () {
       const [changed, plugins, progress] = await Promise.all([refreshRuns(),
         fetchJSON("/data/plugins_listing"), fetchJSON("/data/lens/progress").catch(() => null)]);
       listing = plugins;
-      if (progress) noteErrors(progress.errors);
+      if (progress) { noteErrors(progress.errors); noteCache(progress.cache); }
       renderTabs();
       const justMounted = !active;
       if (!active) activate(defaultDashboard());
@@ -286,6 +297,7 @@ window.lens = (function () {
     try { p = await fetchJSON("/data/lens/progress"); } catch (e) { return; }
     reloadSeconds = Math.max(2, p.reload_interval || 5);
     noteErrors(p.errors);
+    noteCache(p.cache);
     const box = document.getElementById("progress");
     const wasDone = loadingDone;
     loadingDone = !!p.done;
