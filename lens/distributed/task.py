@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from lens.client.parallel import limit_blas
-from lens.client.plan import VariableStore, compile_plan, translate_error
+from lens.client.plan import VariableStore, compile_plan, prune, translate_error
 from lens.client.session import _Context
 from lens.client.tracing import _Recorder, fill_run_metadata
 from lens.distributed import ray_env
@@ -30,6 +30,19 @@ def _importable(gd):
         nd.name = _local_name(nd.name)
         nd.input[:] = [("^" + _local_name(i[1:])) if i.startswith("^") else _local_name(i) for i in nd.input]
     return gd
+
+
+def _sends_first(ops, fed):
+    """ops in an order whose plan sends each tensor as soon as it can and waits on a receive only
+    when nothing else is left: ops needing k received tensors (transitively) run after those
+    needing fewer, and a _Send goes before the other ops of its rank. Without this a task could
+    compute all its own work before sending what its peers wait for (a split of the batch)."""
+    rank = {}
+    for op in prune(ops, {t: i for i, t in enumerate(fed)}):
+        r = max([rank.get(i._op, 0) for i in op._inputs] + [rank.get(c, 0) for c in op._control_inputs] + [0])
+        rank[op] = r + (op._type == "_Recv" and not op._attrs.get("client_terminated"))
+    at = {op: i for i, op in enumerate(ops)}
+    return sorted(ops, key=lambda op: (rank.get(op, 0), op._type != "_Send", at[op]))
 
 
 _PUT_ONCE_BYTES = 100 * 1024   # Ray inlines smaller arguments in the call itself
@@ -82,6 +95,7 @@ class TaskService:
         fed = [graph.get_tensor_by_name(n) for n in feed_names]
         # Every op of the partition runs, except the client's _Recv nodes whose values are fed.
         targets = [op for op in graph._ops if not (op._type == "_Recv" and op._attrs.get("client_terminated"))]
+        targets = _sends_first(targets, fed)
         targets += [graph.get_tensor_by_name(n) for n in fetch_names]
         plan = compile_plan(targets, fed, ctx, trace=trace)
         if self.intra_op_threads > 0:
