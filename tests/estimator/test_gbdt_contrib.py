@@ -12,7 +12,7 @@ import lens as tf
 from lens.contrib.boosted_trees.estimator_batch.estimator import GradientBoostedDecisionTreeClassifier
 from lens.contrib.boosted_trees.proto import learner_pb2
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "contrib_examples"   # the public contrib examples share one input_data
 EDGES = [0.25, 0.5, 0.75]
 
 

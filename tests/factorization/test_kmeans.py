@@ -10,7 +10,7 @@ import pytest
 import lens as tf
 from lens.contrib.factorization import KMeans
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "contrib_examples"   # the public contrib examples share one input_data
 
 
 def _blobs(seed=0, n=60, d=4):

@@ -11,7 +11,7 @@ import pytest
 import lens as tf
 from lens.contrib.tensor_forest.python import tensor_forest
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "contrib_examples"   # the public contrib examples share one input_data
 
 
 def _gini_split_score(x, y, feature, threshold, classes):
