@@ -47,12 +47,13 @@ class _LocScale(Distribution):
         return [n] + s.as_list()
 
 
-class Normal(_LocScale):
-    """The normal distribution with mean loc and standard deviation scale."""
+class _LocScaleParams(_LocScale):
+    """A distribution given by loc and scale tensors (Normal, Laplace), named after its class."""
 
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
-        parameters = dict(locals())
-        with name_scope(name, values=[loc, scale]) as scope:
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name=None):
+        parameters = dict(loc=loc, scale=scale, validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                          name=name or type(self).__name__)
+        with name_scope(parameters["name"], values=[loc, scale]) as scope:
             self._loc, self._scale = _params([("loc", loc), ("scale", scale)])
         super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
                          parameters, [self._loc, self._scale], scope)
@@ -64,6 +65,10 @@ class Normal(_LocScale):
     @property
     def scale(self):
         return self._scale
+
+
+class Normal(_LocScaleParams):
+    """The normal distribution with mean loc and standard deviation scale."""
 
     def _sample_n(self, n, seed=None):
         from lens.ops.random import random_normal
@@ -109,23 +114,8 @@ def _kl_normal_normal(a, b, name=None):
         return M.multiply(_c(0.5, ratio), M.subtract(M.add(diff, ratio), M.add(one, M.log(ratio))))
 
 
-class Laplace(_LocScale):
+class Laplace(_LocScaleParams):
     """The Laplace distribution: density exp(-|x - loc| / scale) / (2 scale)."""
-
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
-        parameters = dict(locals())
-        with name_scope(name, values=[loc, scale]) as scope:
-            self._loc, self._scale = _params([("loc", loc), ("scale", scale)])
-        super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
-                         parameters, [self._loc, self._scale], scope)
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
 
     def _sample_n(self, n, seed=None):
         from lens.ops.random import random_uniform
