@@ -463,11 +463,19 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     return _decode("DecodePng", contents, {"channels": channels, "dtype": dtype}, dtype, name)
 
 
+def _check_upscaling(fancy_upscaling, what):
+    """Pillow always upsamples chroma smoothly: say so rather than decode differently from what was asked."""
+    if not fancy_upscaling:
+        raise ValueError("%s: fancy_upscaling=False is not supported by lens's Pillow decoder; "
+                         "leave it True (TensorFlow's default)" % what)
+
+
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                 acceptable_fraction=1, dct_method="", name=None):
     """A JPEG-encoded scalar string as [height, width, channels] uint8 (ratio 1, 2, 4, 8 downscales while
     decoding; dct_method is a hint, and libjpeg's accurate integer DCT with fancy upsampling is used)."""
     _check_channels(channels, {0, 1, 3}, "decode_jpeg")
+    _check_upscaling(fancy_upscaling, "decode_jpeg")
     if ratio not in (1, 2, 4, 8):
         raise ValueError("ratio must be 1, 2, 4 or 8 for decode_jpeg, got %r" % (ratio,))
     attrs = {"channels": channels, "ratio": ratio, "fancy_upscaling": bool(fancy_upscaling),
@@ -480,6 +488,7 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
                          try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
     """decode_jpeg of the crop_window [y, x, height, width] only."""
     _check_channels(channels, {0, 1, 3}, "decode_and_crop_jpeg")
+    _check_upscaling(fancy_upscaling, "decode_and_crop_jpeg")
     if ratio != 1:
         raise ValueError("decode_and_crop_jpeg: lens decodes at ratio 1 only, got %r" % (ratio,))
     attrs = {"channels": channels, "ratio": ratio, "fancy_upscaling": bool(fancy_upscaling),

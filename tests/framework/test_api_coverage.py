@@ -9,6 +9,8 @@ NAMES_FILE = pathlib.Path(__file__).resolve().parent / "fixtures" / "tf_compat_v
 # Names known to raise NotImplementedError for some documented arguments: they do not count as done;
 # remove each entry when its gap is filled.
 KNOWN_PARTIAL = {"feature_column.embedding_column",                 # ckpt_to_load_from=, max_norm=
+                 # fancy_upscaling=False, acceptable_fraction; decode_and_crop_jpeg at ratio > 1
+                 "image.decode_jpeg", "io.decode_jpeg", "image.decode_and_crop_jpeg", "io.decode_and_crop_jpeg",
                  "debugging.experimental.enable_dump_debug_info"}   # some tensor_debug_modes
 
 

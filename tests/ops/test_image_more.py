@@ -143,3 +143,11 @@ def test_bad_input_raises_tensorflows_errors():
         tf.image.adjust_gamma(np.zeros((2, 2, 3), np.float32), -1.0)
     with pytest.raises(ValueError, match="max_delta"):
         tf.image.random_hue(np.zeros((2, 2, 3), np.float32), 0.7)
+
+
+def test_jpeg_decoding_that_pillow_cannot_do_is_refused_not_ignored():
+    buf = io.BytesIO()
+    Image.fromarray(RGB8).save(buf, format="JPEG")
+    for fn, args in ((tf.image.decode_jpeg, ()), (tf.image.decode_and_crop_jpeg, ([0, 0, 2, 2],))):
+        with pytest.raises(ValueError, match="fancy_upscaling=False"):
+            fn(buf.getvalue(), *args, fancy_upscaling=False)
