@@ -12,7 +12,7 @@ from lens.client.session import _Context
 from lens.client.tracing import _Recorder, fill_run_metadata
 from lens.distributed import ray_env
 from lens.distributed.cluster import ClusterSpec
-from lens.distributed.outbox import Outbox
+from lens.distributed.outbox import Outbox, unbundle
 from lens.distributed.rendezvous import Rendezvous
 from lens.framework import errors, run_deadline
 from lens.framework.graph import Graph
@@ -45,9 +45,6 @@ def _sends_first(ops, fed):
     return sorted(ops, key=lambda op: (rank.get(op, 0), op._type != "_Send", at[op]))
 
 
-_PUT_ONCE_BYTES = 100 * 1024   # Ray inlines smaller arguments in the call itself
-
-
 class _Partition:
     """A registered subgraph: its compiled plan and what a run feeds and returns."""
 
@@ -71,7 +68,7 @@ class TaskService:
         self._peers = {}
         self._tls = threading.local()
         self._stopped = threading.Event()
-        self.outbox = Outbox(self._peer)
+        self.outbox = Outbox(self._peer, lambda value: ray_env.ray_module().put(value))
         self.intra_op_threads = intra_op_threads    # the Server's ConfigProto: BLAS threads per kernel
 
     def describe(self):
@@ -134,7 +131,6 @@ class TaskService:
     def _run(self, part, feeds, options):
         t0 = time.perf_counter()
         self._tls.waited = self._tls.sending = 0.0
-        self._tls.shared = {}
         feeds = [v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for v in feeds]
         if not part.trace:
             with np.errstate(all="ignore"):
@@ -162,12 +158,6 @@ class TaskService:
             self.rendezvous.deliver(step, key, value)
             return
         t0 = time.perf_counter()
-        if isinstance(value, np.ndarray) and value.nbytes >= _PUT_ONCE_BYTES:
-            # One object-store copy however many tasks receive it (a ps sends weights to each worker).
-            ref = self._tls.shared.get(id(value))
-            if ref is None:
-                ref = self._tls.shared[id(value)] = (ray_env.ray_module().put(value), value)
-            value = ref[0]
         self.outbox.put(step, job, index, key, value)
         self._tls.sending += time.perf_counter() - t0
 
@@ -181,10 +171,10 @@ class TaskService:
             value = value.copy()    # object-store buffers are read-only; kernels may update in place
         return value
 
-    def deliver_many(self, step, keys, *values):
-        """Called by a peer's outbox: the values its partitions sent for step (object-store refs
-        among them arrive resolved: Ray resolves top-level arguments)."""
-        for key, value in zip(keys, values):
+    def deliver_many(self, step, keys, slots, bundle, *small):
+        """Called by a peer's outbox: the values its partitions sent for step (the object-store
+        bundle of the large ones arrives resolved: Ray resolves top-level arguments)."""
+        for key, value in zip(keys, unbundle(slots, bundle, small)):
             self.rendezvous.deliver(step, key, value)
 
     def abort(self, step, message):
