@@ -108,15 +108,17 @@ def scalars_route():
         raise BadRequest(f"format must be 'json' or 'csv', got {output!r}")
     max_points, step_range = viewport(request.args)
     data_provider = provider()
-    columns = data_provider.scalars(run, tag, max_points=max_points, step_range=step_range)
+    # The whole range first: its length is the X-Lens-Total-Points header, and when it holds
+    # no more than max_points it is the answer itself (one provider call instead of two).
+    columns = data_provider.scalars(run, tag, step_range=step_range)
+    total = len(columns[0])
+    if max_points is not None and total > max_points:
+        columns = data_provider.scalars(run, tag, max_points=max_points, step_range=step_range)
     if output == "csv":
         response = Response(scalar_csv(scalar_rows(*columns)), mimetype="text/csv")
     else:
         response = Response(BODIES.encode(rows_json, *columns), mimetype="application/json")
     # Lens extra: how many points the range holds, so the page knows to refetch on zoom.
-    total = len(columns[0])
-    if max_points is not None:
-        total = len(data_provider.scalars(run, tag, step_range=step_range)[0])
     response.headers["X-Lens-Total-Points"] = str(total)
     return response
 

@@ -85,3 +85,36 @@ def test_compose_embeds_raw_text_like_json_dumps():
         "r\u00e9un": Raw(objects_json(steps, walls, values)), "b": [{"x": float("nan")}]}}
     plain = dict(answer, runToSeries={"r\u00e9un": objects, "b": [{"x": float("nan")}]})
     assert compose(answer) == old_json(plain)
+
+
+def test_route_answers_like_the_provider_as_a_series_grows(tmp_path):
+    from tensorboardX import SummaryWriter
+
+    from lens.board.app import create_app
+    from lens.events.provider import DataProvider
+
+    writer = SummaryWriter(str(tmp_path / "run"))
+    values = np.random.default_rng(5).standard_normal(3000).astype(np.float32)
+    values[[7, 70]] = [np.nan, -np.inf]
+    for step, value in enumerate(values[:2500]):
+        writer.add_scalar("loss", float(value), step, walltime=1.7e9 + step * 0.37)
+    writer.flush()
+    provider = DataProvider(str(tmp_path), reload_interval=0)
+    client = create_app(provider, reload_interval=0).test_client()
+    for grown in (False, True):
+        if grown:  # the cached 2,500-point body must not answer for the grown series
+            for step, value in enumerate(values[2500:], 2500):
+                writer.add_scalar("loss", float(value), step, walltime=1.7e9 + step * 0.37)
+            writer.flush()
+        provider.reload()
+        n = len(provider.scalars("run", "loss")[0])
+        assert n > (2600 if grown else 2400)
+        for downsample in ("", "&downsample=5000", "&downsample=%d" % n, "&downsample=100"):
+            res = client.get("/data/plugin/scalars/scalars?run=run&tag=loss" + downsample)
+            steps, walls, vals = provider.scalars("run", "loss", max_points=int(
+                downsample.split("=")[1]) if downsample else None)
+            rows = [[w, s, v] for w, s, v in zip(walls.tolist(), steps.tolist(), vals.tolist())]
+            assert res.get_data(as_text=True) == old_json(rows)
+            assert res.headers["X-Lens-Total-Points"] == str(n)
+            assert (len(rows) == n) == (downsample != "&downsample=100")
+    writer.close()
