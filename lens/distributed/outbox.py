@@ -1,4 +1,5 @@
 """Tensors a task sends to other tasks, batched into one Ray call per (step, receiving task)."""
+import pickle
 import threading
 import time
 
@@ -43,7 +44,9 @@ class Outbox:
             return
         # The large tensors of all these batches go into the object store as one object (one put,
         # however many tasks receive them: a ps sends the same weights to every worker); each
-        # receiver maps it zero-copy and picks its own. Small ones ride inline in the call.
+        # receiver maps it zero-copy and picks its own. Small ones ride inline in the call, pickled
+        # together with the keys as one argument (Ray serializes each argument on its own: one
+        # argument instead of one per tensor makes the submission cheaper).
         bundle, slot_of, calls = [], {}, []
         for (s, job, index), items in batches:
             slots, small = [], []
@@ -60,7 +63,8 @@ class Outbox:
             calls.append((s, job, index, [k for k, _ in items], slots, small))
         ref = self._put(bundle) if bundle else None
         for s, job, index, keys, slots, small in calls:
-            self._peer_of(job, index).deliver_many.remote(s, keys, slots, ref, *small)
+            payload = pickle.dumps((keys, slots, small), protocol=pickle.HIGHEST_PROTOCOL)
+            self._peer_of(job, index).deliver_many.remote(s, payload, ref)
 
     def _loop(self):
         while True:
@@ -75,6 +79,7 @@ class Outbox:
                 pass
 
 
-def unbundle(slots, bundle, small):
-    """The values of one delivered batch, in send order (the inverse of Outbox.flush's packing)."""
-    return [bundle[-1 - s] if s < 0 else small[s] for s in slots]
+def unbundle(payload, bundle):
+    """(keys, values) of one delivered batch, in send order (the inverse of Outbox.flush's packing)."""
+    keys, slots, small = pickle.loads(payload)
+    return keys, [bundle[-1 - s] if s < 0 else small[s] for s in slots]

@@ -221,6 +221,9 @@ class ClusterRuntime:
         for ref, piece in zip(pending, pieces):
             self._get(ref, piece.task)
         self.shipped += len(pieces)
+        # Steps submit first the partitions sending most to other tasks (a ps's weight reads):
+        # the others wait on them, and each submission costs the client a fraction of a millisecond.
+        pieces.sort(key=lambda p: -sum(nd.op == "_Send" for nd in p.graph_def.node))
         return _DistRun(pieces, feeds, feed_keys, fed, mapper.elements, mapper.build)
 
     def _actor(self, job, index):

@@ -171,10 +171,11 @@ class TaskService:
             value = value.copy()    # object-store buffers are read-only; kernels may update in place
         return value
 
-    def deliver_many(self, step, keys, slots, bundle, *small):
+    def deliver_many(self, step, payload, bundle):
         """Called by a peer's outbox: the values its partitions sent for step (the object-store
         bundle of the large ones arrives resolved: Ray resolves top-level arguments)."""
-        for key, value in zip(keys, unbundle(slots, bundle, small)):
+        keys, values = unbundle(payload, bundle)
+        for key, value in zip(keys, values):
             self.rendezvous.deliver(step, key, value)
 
     def abort(self, step, message):
