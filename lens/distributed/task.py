@@ -50,6 +50,10 @@ class _Partition:
 
     def __init__(self, graph, plan, trace):
         self.graph, self.plan, self.trace = graph, plan, trace
+        # Sends leave when the outbox flushes: in a partition that updates a variable in place,
+        # a sent read could change before then, so its sends take a snapshot.
+        self.snapshot_sends = any(op._op_def.stateful and (op._op_def.handle_inputs or any(
+            t._dtype.is_ref_dtype for t in op._inputs)) for op in plan.ops)
         self._device_of = lambda op: op._device   # imported ops keep their full device names
 
 
@@ -131,6 +135,7 @@ class TaskService:
     def _run(self, part, feeds, options):
         t0 = time.perf_counter()
         self._tls.waited = self._tls.sending = 0.0
+        self._tls.snapshot = part.snapshot_sends
         feeds = [v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for v in feeds]
         if not part.trace:
             with np.errstate(all="ignore"):
@@ -158,6 +163,8 @@ class TaskService:
             self.rendezvous.deliver(step, key, value)
             return
         t0 = time.perf_counter()
+        if self._tls.snapshot and isinstance(value, np.ndarray):
+            value = value.copy()
         self.outbox.put(step, job, index, key, value)
         self._tls.sending += time.perf_counter() - t0
 

@@ -194,3 +194,26 @@ def test_partitions_ship_once_per_signature_and_deadlines_hold(cluster):
         assert sess._remote.shipped > shipped
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(take, options=tf.RunOptions(timeout_in_ms=500))
+
+
+def test_a_sent_read_is_the_value_before_a_later_in_place_update(cluster):
+    # The ps sends its read of v to the worker, then updates v in place in the same step, before
+    # the send batch leaves: the worker still gets the read's value (large and small tensors).
+    workers, _ = cluster
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            big = tf.Variable(np.ones(40000, np.float32), name="big")
+            small = tf.Variable(np.ones(3, np.float32), name="small")
+            reads = [tf.identity(big), tf.identity(small)]
+            with tf.control_dependencies(reads):
+                update = tf.group(tf.assign_add(big, np.ones(40000, np.float32)),
+                                  tf.assign_add(small, np.ones(3, np.float32)))
+        with tf.device("/job:worker/task:0"):
+            got = [tf.reduce_sum(r) for r in reads]
+        init = tf.global_variables_initializer()
+    with tf.Session(workers[0].target, graph=g) as sess:
+        sess.run(init)
+        for step in range(2):
+            values, _ = sess.run([got, update])
+            assert values == [40000.0 * (step + 1), 3.0 * (step + 1)]
