@@ -13,6 +13,7 @@ precomputed Z^(2^i), so any n costs at most ~log2(n) small steps and no recursio
 """
 
 import functools
+import threading
 
 import google_crc32c
 import numpy as np
@@ -60,12 +61,17 @@ def _zero_byte_op():
 
 
 _POWERS = [_zero_byte_op()]  # _POWERS[i] = Z^(2^i), grown by squaring as longer records come
+# Readers of several runs grow _POWERS from their threads: two appending the same square at once
+# would shift every later power (wrong tables, good records reported as bad), so growth is locked.
+_POWERS_LOCK = threading.Lock()
 
 
 def _zero_power(i):
-    while len(_POWERS) <= i:
-        last = _POWERS[-1]
-        _POWERS.append(_apply(last, last))
+    if len(_POWERS) <= i:
+        with _POWERS_LOCK:
+            while len(_POWERS) <= i:
+                last = _POWERS[-1]
+                _POWERS.append(_apply(last, last))
     return _POWERS[i]
 
 

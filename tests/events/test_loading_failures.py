@@ -173,6 +173,46 @@ def test_a_failing_bulk_grouping_reads_the_whole_chunk_record_by_record(tmp_path
     assert str(path) in errors["first"] and "IndexError: injected gather failure" in errors["first"]
 
 
+def test_records_a_wrong_batch_crc_rejects_are_checked_again_and_kept(tmp_path, monkeypatch):
+    # Fault injection: the bulk CRC is wrong for every other record (as wrong tables would make
+    # it); each record's own CRC is right, so every record must still load and none is counted bad.
+    real = reader_module.batch_crc
+
+    def batch_crc(*args, **kwargs):
+        crcs = real(*args, **kwargs).copy()
+        crcs[::2] ^= np.uint32(1)
+        return crcs
+
+    monkeypatch.setattr(reader_module, "batch_crc", batch_crc)
+    path = tmp_path / "run" / "events.out.tfevents.1.h"
+    write_events(str(path), [tb_scalar_event("loss", s, float(s)) for s in range(500)])
+    provider = _loaded(tmp_path)
+    assert provider.scalars("run", "loss")[0].tolist() == list(range(500))
+    assert "run" not in provider.progress()["errors"]
+
+
+def test_zero_powers_grown_from_several_threads_are_the_squares_in_order(monkeypatch):
+    # Two threads appending the same square would shift every later power: growth is locked.
+    import sys
+    import threading
+    expect = list(crc_batch._POWERS[:1])
+    for _ in range(12):
+        expect.append(crc_batch._apply(expect[-1], expect[-1]))
+    monkeypatch.setattr(crc_batch, "_POWERS", crc_batch._POWERS[:1])
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=crc_batch._zero_power, args=(12,)) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert len(crc_batch._POWERS) == 13
+    assert all((a == b).all() for a, b in zip(crc_batch._POWERS, expect))
+
+
 def test_a_file_that_fails_to_read_is_retried_and_the_others_load(tmp_path, monkeypatch):
     # Fault injection in the framer, below every per-record guard: the first read of 'b' fails.
     real_frame = reader_module.frame
