@@ -24,14 +24,17 @@ def _logits_and_probs(logits, probs, multidimensional, dtype_hint=None):
     return logits, probs
 
 
-class Bernoulli(Distribution):
-    """The Bernoulli distribution over {0, 1} with probs (or logits) of a 1."""
+class _LogitsProbs(Distribution):
+    """A distribution given by logits or probs (Bernoulli, Categorical), named after its class."""
+
+    _EVENT_AXIS = False  # True: the last axis of logits/probs holds the classes
 
     def __init__(self, logits=None, probs=None, dtype=_dt.int32, validate_args=False, allow_nan_stats=True,
-                 name="Bernoulli"):
-        parameters = dict(locals())
-        with name_scope(name) as scope:
-            self._logits, self._probs = _logits_and_probs(logits, probs, False)
+                 name=None):
+        parameters = dict(logits=logits, probs=probs, dtype=dtype, validate_args=validate_args,
+                          allow_nan_stats=allow_nan_stats, name=name or type(self).__name__)
+        with name_scope(parameters["name"]) as scope:
+            self._logits, self._probs = _logits_and_probs(logits, probs, self._EVENT_AXIS)
         super().__init__(_dt.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters,
                          [self._logits, self._probs], scope)
 
@@ -42,6 +45,10 @@ class Bernoulli(Distribution):
     @property
     def probs(self):
         return self._probs
+
+
+class Bernoulli(_LogitsProbs):
+    """The Bernoulli distribution over {0, 1} with probs (or logits) of a 1."""
 
     def _batch_shape(self):
         return self._logits.shape
@@ -97,24 +104,10 @@ def _kl_bernoulli_bernoulli(a, b, name=None):
         return M.add(M.multiply(M.sigmoid(a.logits), delta0), M.multiply(M.sigmoid(M.negative(a.logits)), delta1))
 
 
-class Categorical(Distribution):
+class Categorical(_LogitsProbs):
     """The categorical distribution over {0, ..., K - 1} with logits (or probs) [..., K]."""
 
-    def __init__(self, logits=None, probs=None, dtype=_dt.int32, validate_args=False, allow_nan_stats=True,
-                 name="Categorical"):
-        parameters = dict(locals())
-        with name_scope(name) as scope:
-            self._logits, self._probs = _logits_and_probs(logits, probs, True)
-        super().__init__(_dt.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters,
-                         [self._logits, self._probs], scope)
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
+    _EVENT_AXIS = True
 
     @property
     def event_size(self):
