@@ -1,5 +1,5 @@
 """CTC losses and decoders and the sampled losses against TensorFlow's outputs (recorded by
-fixtures/record_nn_tf.py); the candidate samplers by their distributions; CTC's gradient by central
+fixtures/record_cases_tf.py nn); the candidate samplers by their distributions; CTC's gradient by central
 differences."""
 import pathlib
 import sys

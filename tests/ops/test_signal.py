@@ -1,4 +1,4 @@
-"""tf.signal / tf.spectral: outputs against TensorFlow's (recorded by fixtures/record_signal_tf.py),
+"""tf.signal / tf.spectral: outputs against TensorFlow's (recorded by fixtures/record_cases_tf.py signal),
 N-D FFTs against NumPy, gradients against central differences, TF's errors for bad input."""
 import pathlib
 import sys
