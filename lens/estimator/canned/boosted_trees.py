@@ -94,11 +94,16 @@ def _model_fn(features, labels, mode, head, feature_columns, tree_params, config
         with control_dependencies([grow]):
             return group(assign_add(get_global_step(), 1))
 
+    return tree_estimator_spec(head, features, mode, labels, logits, train_op_fn, ensemble, p["n_trees"])
+
+
+def tree_estimator_spec(head, features, mode, labels, logits, train_op_fn, ensemble, n_trees):
+    """The head's EstimatorSpec; training also stops once the ensemble holds n_trees finished trees."""
     spec = head.create_estimator_spec(features=features, mode=mode, labels=labels, logits=logits,
                                       train_op_fn=train_op_fn)
     if mode == "train":
         spec = spec._replace(training_hooks=tuple(spec.training_hooks) +
-                             (_StopAfterTreesHook(ensemble["state"], p["n_trees"]),))
+                             (_StopAfterTreesHook(ensemble["state"], n_trees),))
     return spec
 
 

@@ -6,7 +6,7 @@ quantiles (num_quantiles) in the first training batch; multi-class models use on
 with a logit per class and the diagonal of the hessian (DIAGONAL_HESSIAN).
 """
 from lens.estimator.canned import boosted_trees_ops as bt
-from lens.estimator.canned.boosted_trees import _StopAfterTreesHook, _dense_features, ensemble_variables
+from lens.estimator.canned.boosted_trees import _dense_features, ensemble_variables, tree_estimator_spec
 from lens.estimator.canned.head import RegressionHead
 from lens.estimator.canned.head_classification import BinaryClassHead, MultiClassHead
 from lens.estimator.estimator import Estimator
@@ -96,12 +96,7 @@ def _model_fn(features, labels, mode, head, params, feature_columns, num_quantil
         with control_dependencies([grow]):
             return group(assign_add(get_global_step(), 1))
 
-    spec = head.create_estimator_spec(features=features, mode=mode, labels=labels, logits=logits,
-                                      train_op_fn=train_op_fn)
-    if mode == "train":
-        spec = spec._replace(training_hooks=tuple(spec.training_hooks) +
-                             (_StopAfterTreesHook(ensemble["state"], params["n_trees"]),))
-    return spec
+    return tree_estimator_spec(head, features, mode, labels, logits, train_op_fn, ensemble, params["n_trees"])
 
 
 class _GradientBoostedDecisionTree(Estimator):
