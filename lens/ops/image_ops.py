@@ -14,7 +14,7 @@ from lens.framework.tensor_shape import TensorShape, unknown_shape
 
 
 class ResizeMethod:
-    """TF1's tf.image.ResizeMethod (lens runs BILINEAR and NEAREST_NEIGHBOR)."""
+    """TF1's tf.image.ResizeMethod (resize_images in image_resize_more runs all four)."""
     BILINEAR = 0
     NEAREST_NEIGHBOR = 1
     BICUBIC = 2
@@ -265,37 +265,6 @@ def _batched(images, fn_name):
         raise ValueError("'images' must have either 3 or 4 dimensions, got shape %s in %s."
                          % (images.shape, fn_name))
     return images, True
-
-
-def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
-                  preserve_aspect_ratio=False, name=None):
-    """3-D or 4-D images resized to size=[new_height, new_width] with a ResizeMethod."""
-    if method in (ResizeMethod.BICUBIC, ResizeMethod.AREA) or method in ("bicubic", "area"):
-        raise NotImplementedError("resize_images: method %r (BICUBIC/AREA) is not implemented in lens; use "
-                                  "ResizeMethod.BILINEAR (0) or ResizeMethod.NEAREST_NEIGHBOR (1)" % (method,))
-    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR, "bilinear", "nearest"):
-        raise ValueError("Resize method is not implemented: %r; use ResizeMethod.BILINEAR (0) or "
-                         "ResizeMethod.NEAREST_NEIGHBOR (1)" % (method,))
-    if preserve_aspect_ratio:
-        raise NotImplementedError("resize_images: preserve_aspect_ratio=True is not implemented in lens")
-    with name_scope(name, "resize", [images, size]):
-        x = convert_to_tensor(images, name="images")
-        x, is_batch = _batched(x, "resize_images")
-        try:
-            s = convert_to_tensor(size, dtype=_dt.int32, name="size")
-        except (TypeError, ValueError):
-            raise ValueError("'size' must be a 1-D int32 Tensor [new_height, new_width], got %r" % (size,)) from None
-        if not s.shape.is_compatible_with([2]):
-            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width; got shape %s"
-                             % s.shape)
-        new_hw, hw = _size_dims(s), x.shape.as_list()[1:3]
-        if None not in new_hw and new_hw == hw:
-            return images if is_batch else A.squeeze(x, axis=[0])
-        if method in (ResizeMethod.BILINEAR, "bilinear"):
-            out = resize_bilinear(x, s, align_corners=align_corners)
-        else:
-            out = resize_nearest_neighbor(x, s, align_corners=align_corners)
-        return out if is_batch else A.squeeze(out, axis=[0])
 
 
 # ---- AdjustContrastv2 -------------------------------------------------------------------------

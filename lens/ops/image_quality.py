@@ -209,7 +209,7 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
 def resize_image_with_pad(image, target_height, target_width, method=0, align_corners=False):
     """image resized to fit target_height x target_width keeping its aspect ratio, then zero-padded centred."""
     from lens.ops.image_composites import pad_to_bounding_box
-    from lens.ops.image_ops import resize_images
+    from lens.ops.image_resize_more import resize_images
     with name_scope(None, "resize_image_with_pad", [image]):
         image = convert_to_tensor(image, name="image")
         dims = image.shape.as_list() if image.shape.ndims is not None else None

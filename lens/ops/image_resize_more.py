@@ -8,7 +8,9 @@ from lens.framework import errors
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.framework.registry import register_op
-from lens.ops.image_ops import _check_resize, _hw_of, _resize_shape, _scale
+from lens.ops import array as A
+from lens.ops.image_ops import (_batched, _check_resize, _hw_of, _resize_shape, _scale, _size_dims,
+                                resize_bilinear, resize_nearest_neighbor)
 
 _TABLE = 1024
 
@@ -142,8 +144,6 @@ def resize_area(images, size, align_corners=False, name=None):
 def resize_images(images, size, method=0, align_corners=False, preserve_aspect_ratio=False, name=None):
     """TF1's resize_images: 3-D or 4-D images to size=[new_height, new_width] by any ResizeMethod
     (BILINEAR 0, NEAREST_NEIGHBOR 1, BICUBIC 2, AREA 3), optionally keeping the aspect ratio."""
-    from lens.ops import array as A
-    from lens.ops.image_ops import _batched, _size_dims, resize_bilinear, resize_nearest_neighbor
     fns = {0: resize_bilinear, "bilinear": resize_bilinear, 1: resize_nearest_neighbor,
            "nearest": resize_nearest_neighbor, 2: resize_bicubic, "bicubic": resize_bicubic, 3: resize_area,
            "area": resize_area}

@@ -93,9 +93,8 @@ audio = LazyNamespace("audio", [], {n: "lens.ops.audio_ops." + n for n in ("deco
 _ns.nn._extra.update({n: "lens.ops.nn_morph." + n for n in (
     "dilation2d", "erosion2d", "max_pool_with_argmax", "fractional_max_pool", "fractional_avg_pool")})
 
-# tf.image's bicubic and area resizes, and resize_images / resize with every ResizeMethod.
-_RS = {n: "lens.ops.image_resize_more." + n for n in ("resize_bicubic", "resize_area", "resize_images")}
-_RS["resize"] = _RS["resize_images"]
+# tf.image's bicubic and area resizes (resize_images / resize are in namespaces.py).
+_RS = {n: "lens.ops.image_resize_more." + n for n in ("resize_bicubic", "resize_area")}
 _ns.image._extra.update(_RS)
 for _k in _RS:
     _ns.image.__dict__.pop(_k, None)

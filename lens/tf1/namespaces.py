@@ -132,8 +132,8 @@ strings = LazyNamespace("strings", ["lens.ops.strings_extra"], {
 # tf.image: TF1's public names only (the gradient ops and AdjustContrastv2 stay internal).
 image = LazyNamespace("image", [], {
     **{n: "lens.ops.image_ops." + n for n in (
-        "resize_bilinear", "resize_nearest_neighbor", "resize_images", "ResizeMethod")},
-    "resize": "lens.ops.image_ops.resize_images",
+        "resize_bilinear", "resize_nearest_neighbor", "ResizeMethod")},
+    **{n: "lens.ops.image_resize_more.resize_images" for n in ("resize_images", "resize")},
     **{n: "lens.ops.image_composites." + n for n in (
         "flip_left_right", "flip_up_down", "transpose_image", "per_image_standardization",
         "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
