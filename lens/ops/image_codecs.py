@@ -14,6 +14,8 @@ from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape
+from lens.ops.logic import equal
+from lens.ops.string_ops import substr
 
 _PNG, _GIF, _BMP = b"\x89PNG", b"GIF8", b"BM"
 _TRUNCATED_LOCK = threading.Lock()
@@ -576,9 +578,6 @@ def decode_webp(contents, channels=0, dtype=_dt.uint8, name=None):
 
 def is_jpeg(contents, name=None):
     """True when a scalar string starts with JPEG's magic bytes (\\xff\\xd8\\xff)."""
-    from lens.ops.logic import equal
-    from lens.ops.string_ops import substr
     with name_scope(name, "is_jpeg", [contents]):
-        from lens.ops.array import reshape
-        head = reshape(substr(reshape(_contents(contents), [1]), [0], [3]), [])
+        head = substr(_contents(contents), 0, 3)
         return equal(head, b"\xff\xd8\xff", name="is_jpeg")

@@ -210,7 +210,8 @@ def _substr_make(op, ctx):
     def run(x, pos, length):
         x = _obj(x)
         xs, ps, ls = np.broadcast_arrays(x, np.asarray(pos, np.int64), np.asarray(length, np.int64))
-        sizes = np.frompyfunc(len, 1, 1)(xs).astype(np.int64)
+        # asarray: on 0-d inputs frompyfunc returns a bare Python int
+        sizes = np.asarray(np.frompyfunc(len, 1, 1)(xs), dtype=np.int64)
         bad = (ps > sizes) | (ps < -sizes)
         if bad.any():
             i = np.flatnonzero(bad.reshape(-1))[0]

@@ -157,6 +157,7 @@ def test_substr_regex_strip_length():
     assert run(lambda: S.substr(tf.constant(["hello", "ab"]), -2, 3)).tolist() == [b"lo", b"ab"]
     assert run(lambda: S.substr(tf.constant("hello"), [1, 0], [2, 1])).tolist() == [b"el", b"h"]
     assert run(lambda: S.substr(tf.constant(["hello"]), 1, -1)).tolist() == [b"ello"]
+    assert run(lambda: S.substr(tf.constant("hello"), -2, 5)) == b"lo"  # all three inputs scalars
     with pytest.raises(errors.InvalidArgumentError, match="pos 3 out of range for string b'ab' at index 1"):
         run(lambda: S.substr(tf.constant(["hello", "ab"]), 3, 3))
     assert run(lambda: S.regex_replace(tf.constant(["aaa bab"]), "a", "X", replace_global=False)).tolist() == [
