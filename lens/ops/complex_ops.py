@@ -7,6 +7,7 @@ from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.framework.registry import register_op
 from lens.ops import math as M
+from lens.ops.reduce import reduce_to
 from lens.ops.shapes import broadcast_shapes
 
 _COMPLEX_OF = {_dt.float32: _dt.complex64, _dt.float64: _dt.complex128}
@@ -14,8 +15,7 @@ _REAL_OF = {_dt.complex64: _dt.float32, _dt.complex128: _dt.float64}
 
 
 def _complex_grad(op, g):
-    from lens.ops.math_grad import binary_grad_pair
-    return binary_grad_pair(op, real(g), imag(g), smart=False)
+    return list(reduce_to((real(g), imag(g)), *op._inputs))
 
 
 def _real_grad(op, g):

@@ -4,6 +4,7 @@ from lens.framework.graph import Tensor
 from lens.framework.registry import RegisterGradient
 from lens.ops import array as A
 from lens.ops import cwise_grad_ops as CG
+from lens.ops.complex_ops import conj
 from lens.ops.logic import greater_equal, less_equal, where
 from lens.ops.math import (div_no_nan, floordiv, log, multiply, negative, pow, real_div,  # noqa: A004
                            square)
@@ -48,9 +49,9 @@ def _sub_grad(op, grad):
 
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
-    """grad * y and x * grad."""
+    """grad * conj(y) and conj(x) * grad (conj adds no op for real dtypes)."""
     x, y = op._inputs
-    return binary_grad_pair(op, multiply(grad, y), multiply(x, grad))
+    return binary_grad_pair(op, multiply(grad, conj(y)), multiply(conj(x), grad))
 
 
 @RegisterGradient("RealDiv")

@@ -93,6 +93,15 @@ def test_irfft_gradients(fn, length):
     _fd_check(build, (2, 2, 3, 5))
 
 
+@pytest.mark.parametrize("broadcast", [False, True])
+def test_complex_mul_gradient_conjugates(broadcast):
+    # Mul's gradient is grad * conj(other), so real parametrisations of both factors check it
+    def build(x, rng):
+        z1, z2 = tf.complex(x[0], x[1]), tf.complex(x[2], x[3])
+        return _weighted(z1 * (z2[:1] if broadcast else z2), rng)
+    _fd_check(build, (4, 2, 3))
+
+
 @pytest.mark.parametrize("build", [
     lambda x, rng: _weighted(tf.signal.stft(x, 8, 3, pad_end=True), rng),
     lambda x, rng: _weighted(tf.signal.mdct(x, 8), rng),
