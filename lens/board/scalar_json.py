@@ -1,10 +1,9 @@
 """Fast JSON for scalar series, byte-for-byte what json.dumps writes for the row lists.
 
 The routes used to build 50k Python lists and walk them with json.dumps (about 100 ms for
-one 50k-point series). Here the three columns go through repr() of one list of tuples in C
-and a translate() to JSON's brackets, and the encoded body is kept by content so a series
-asked for again (a page refresh, another tab) costs one checksum of its columns.
-Non-finite values become the strings "NaN", "Infinity", "-Infinity" as params.cleanse does.
+one 50k-point series). The encoders (lens.events.scalar_text) write the three columns with
+orjson, and the encoded body is kept here by content so a series asked for again (a page
+refresh, another tab) costs one checksum of its columns.
 """
 
 import json
@@ -15,37 +14,11 @@ from collections import OrderedDict
 import numpy as np
 
 from lens.board.params import json_text
-
-# repr() of a list of tuples -> JSON: tuples become arrays, the ", " separators lose the space.
-_ROWS = str.maketrans({"(": "[", ")": "]", " ": None})
-# repr() of a list of dicts with str keys -> JSON: quotes become double, spaces go.
-_OBJECTS = str.maketrans({"'": '"', " ": None})
+from lens.events.scalar_text import columns_json, objects_json, rows_json  # noqa: F401 - encoders
 
 # Bodies of series shorter than this are cheap to encode again; keep the cache for big ones.
 MIN_CACHED_POINTS = 2048
 CACHE_BYTES = 32 << 20
-
-
-def _non_finite(text):
-    """Python's nan/inf reprs -> TensorBoard's strings. Number reprs are made of digits and
-    ".-+e" and the keys written here hold no "n", so an "n" marks a nan or an inf."""
-    if "n" not in text:
-        return text
-    return (text.replace("-inf", '"-Infinity"').replace("inf", '"Infinity"')
-            .replace("nan", '"NaN"'))
-
-
-def rows_json(steps, walls, values):
-    """[[wall_time, step, value], ...] as the JSON text json_response would send."""
-    return _non_finite(
-        repr(list(zip(walls.tolist(), steps.tolist(), values.tolist()))).translate(_ROWS))
-
-
-def objects_json(steps, walls, values):
-    """[{"wallTime": w, "step": s, "value": v}, ...] as json_response would send it."""
-    rows = [{"wallTime": w, "step": s, "value": v}
-            for w, s, v in zip(walls.tolist(), steps.tolist(), values.tolist())]
-    return _non_finite(repr(rows).translate(_OBJECTS))
 
 
 def _checksum(column):
