@@ -188,3 +188,35 @@ def test_graph_session_runs_colour_by_compute_time(page, sample_server):
     page.wait_for_selector(".lg-info .lg-compute")
     assert "Compute time:" in page.inner_text(".lg-info .lg-compute")
     assert page.errors == []
+
+
+def test_tab_bar_arrows_page_through_tabs_that_do_not_fit(page, sample_server):
+    base, _ = sample_server
+    page.set_viewport_size({"width": 900, "height": 700})
+    open_tab(page, base, "scalars")
+    arrows = "() => [document.getElementById('tabs-left').hidden, document.getElementById('tabs-right').hidden]"
+    scroll = "() => document.getElementById('tabs').scrollLeft"
+    assert wait_until(lambda: page.evaluate(arrows) == [True, False])  # more tabs to the right only
+    page.click("#tabs-right")
+    assert wait_until(lambda: page.evaluate(scroll) > 0 and page.evaluate(arrows)[0] is False)
+    settled = []  # the smooth scroll has stopped when two reads 100 ms apart agree
+    assert wait_until(lambda: settled.append(page.evaluate(scroll)) or settled[-2:-1] == settled[-1:],
+                      interval=0.1)
+    # the last tab, opened from the URL, is scrolled into view
+    last = page.eval_on_selector_all("#tabs .tab", "els => els[els.length - 1].dataset.dashboard")
+    for _ in range(10):  # back to the start, a page at a time (the bar narrows while both arrows show)
+        if page.evaluate(arrows)[0]:
+            break
+        before = page.evaluate(scroll)
+        page.click("#tabs-left")
+        assert wait_until(lambda: page.evaluate(scroll) < before)
+        page.wait_for_timeout(400)
+    assert page.evaluate(scroll) == 0 and page.evaluate(arrows) == [True, False]
+    open_tab(page, base, last)
+    assert wait_until(lambda: page.evaluate("""(id) => {
+        const nav = document.getElementById('tabs').getBoundingClientRect();
+        const tab = document.querySelector(`#tabs .tab[data-dashboard='${id}']`).getBoundingClientRect();
+        return tab.left >= nav.left - 1 && tab.right <= nav.right + 1; }""", last))
+    page.set_viewport_size({"width": 2600, "height": 700})
+    assert wait_until(lambda: page.evaluate(arrows) == [True, True])  # everything fits: no arrows
+    assert page.errors == []

@@ -212,8 +212,27 @@ window.lens = (function () {
       }
     }
     inactive.hidden = inactive.options.length <= 1;
+    const current = nav.querySelector(".tab.active");
+    if (current) current.scrollIntoView({block: "nearest", inline: "nearest"});
+    updateTabArrows();
     const anyEnabled = dashboards.some((d) => listing[d.plugin] && listing[d.plugin].enabled);
     document.getElementById("empty-state").hidden = anyEnabled || !loadingDone;
+  }
+  // Tabs that do not fit scroll sideways; the arrows say more are there and page through them.
+  function updateTabArrows() {
+    const nav = document.getElementById("tabs");
+    const overflow = nav.scrollWidth > nav.clientWidth + 1;
+    document.getElementById("tabs-left").hidden = !overflow || nav.scrollLeft <= 0;
+    document.getElementById("tabs-right").hidden =
+      !overflow || nav.scrollLeft + nav.clientWidth >= nav.scrollWidth - 1;
+  }
+  function initTabArrows() {
+    const nav = document.getElementById("tabs");
+    const page = (sign) => nav.scrollBy({left: sign * nav.clientWidth * 0.8, behavior: "smooth"});
+    document.getElementById("tabs-left").addEventListener("click", () => page(-1));
+    document.getElementById("tabs-right").addEventListener("click", () => page(1));
+    nav.addEventListener("scroll", updateTabArrows, {passive: true});
+    new ResizeObserver(updateTabArrows).observe(nav);
   }
   function activate(d) {
     if (!d) return;
@@ -352,6 +371,7 @@ window.lens = (function () {
       setState("autoReload", auto.checked ? undefined : "0");
       scheduleReload();
     });
+    initTabArrows();
     document.getElementById("inactive-tabs").addEventListener("change", (ev) => {
       activate(dashboards.find((d) => d.id === ev.target.value));
     });
