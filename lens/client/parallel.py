@@ -59,6 +59,44 @@ def worth_parallel(ops):
     return work - span >= MIN_OVERLAP_FLOPS and work / len(ops) >= MIN_FLOPS_PER_OP
 
 
+# Kernels that share their own chunks with an intra-op helper (lens.ops.intra_op) when big.
+SPLIT_TYPES = frozenset({"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MatMul",
+                         "ApplyAdam", "ResourceApplyAdam"})
+# Ops that only name or alias values (no work of their own).
+_FREE_TYPES = frozenset({"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp", "Identity",
+                         "IdentityN", "Const", "NoOp", "Placeholder", "Reshape", "Shape",
+                         "Squeeze", "ExpandDims", "StopGradient"})
+SPLIT_MIN_FLOPS = 1e7       # (unknown dimensions, e.g. the batch, count as 1) below this, leave the plan alone
+SPLIT_MIN_SHARE = 0.85      # share of the work in SPLIT_TYPES for splitting to beat inter-op threads
+
+
+def _split_cost(op):
+    """Multiply-adds of a convolution or its backprops (op_cost for everything else)."""
+    kind = op._type
+    if kind in _FREE_TYPES:
+        return 0.0
+    if kind in ("Conv2DBackpropInput", "Conv2DBackpropFilter") and len(op._inputs) == 3:
+        dy, f = op._inputs[2].shape, (op._inputs[1] if kind == "Conv2DBackpropInput" else op._outputs[0]).shape
+        if dy.ndims == 4 and f.ndims == 4:
+            kh, kw, cin, _ = f.as_list()
+            return _elements(dy) * float((kh or 1) * (kw or 1) * (cin or 1))
+    return op_cost(op)
+
+
+def split_within_ops(ops):
+    """True when nearly all of a plan's work is in kernels that split themselves between the
+    cores: then one thread running the plan in order (keeping its fused chains, with no
+    hand-offs between threads) and lending a helper to each big kernel beats running ops side by
+    side (a training step of a convnet or an MLP is one long chain of such kernels)."""
+    split = total = 0.0
+    for op in ops:
+        c = _split_cost(op)
+        total += c
+        if op._type in SPLIT_TYPES:
+            split += c
+    return total >= SPLIT_MIN_FLOPS and split >= SPLIT_MIN_SHARE * total
+
+
 class _BlasThreads:
     """Limits OpenBLAS's own threads while ops run side by side (else 2 x 2 threads fight for 2 cores)."""
 
@@ -285,6 +323,22 @@ class _Run:
             for r in ready[1:]:
                 plan.pool.submit(self.chain, r, scheduled)
             idx = ready[0] if ready else None
+
+
+def share_chunks(fn):
+    """fn run with one BLAS thread per call and intra-op helpers allowed (see split_within_ops)."""
+    blas = _blas_threads()
+
+    def run(f, S, W):
+        blas.enter(1)
+        intra_op.enter()
+        try:
+            return fn(f, S, W)
+        finally:
+            intra_op.leave()
+            blas.exit()
+    run.__wrapped__ = fn
+    return run
 
 
 def limit_blas(fn, intra_threads):

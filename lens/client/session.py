@@ -399,6 +399,9 @@ class BaseSession(SessionContext):
         from lens.client import parallel
         threads = parallel.pool_size(self._config)
         intra = self._config.intra_op_parallelism_threads if self._config is not None else 0
+        if threads >= 2 and intra == 0 and parallel.split_within_ops(plan.ops):
+            plan.fn = parallel.share_chunks(plan.fn)    # big kernels share their chunks instead
+            return plan
         if threads < 2 or not parallel.worth_parallel(plan.ops):
             if intra > 0:
                 plan.fn = parallel.limit_blas(plan.fn, intra)

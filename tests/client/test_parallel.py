@@ -68,14 +68,18 @@ def test_random_graphs_match_sequential(seed, always_parallel):
 def test_heuristic_keeps_tiny_graphs_sequential_and_picks_threads_for_big_branches():
     x = tf.placeholder(tf.float32, [])
     tiny = x * 2.0 + 1.0
-    a = tf.placeholder(tf.float32, [256, 256])
-    big = tf.matmul(tf.matmul(a, a), a) + tf.matmul(tf.matmul(a, a), a)
+    a = tf.placeholder(tf.float32, [1024, 1024])
+    big = tf.tanh(tf.sin(tf.exp(a)) * a) + tf.cos(tf.abs(tf.sqrt(a)) + a)
+    # Branches of matrix products: each product shares its own rows between the cores instead.
+    products = tf.matmul(tf.matmul(a, a), a) + tf.matmul(tf.matmul(a, a), a)
+    m = np.eye(1024, dtype=np.float32)
     with _session(2) as sess:
         sess.run(tiny, {x: 1.0})
         assert isinstance(_plan_of(sess), Plan)
-        m = np.eye(256, dtype=np.float32)
-        np.testing.assert_array_equal(sess.run(big, {a: m}), 2 * m)
+        sess.run(big, {a: m})
         assert isinstance(_plan_of(sess), ParallelPlan)
+        np.testing.assert_array_equal(sess.run(products, {a: m}), 2 * m)
+        assert isinstance(_plan_of(sess), Plan)
     with _session(1) as sess:   # one thread: never parallel
         sess.run(big, {a: m})
         assert isinstance(_plan_of(sess), Plan)
