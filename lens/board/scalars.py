@@ -26,6 +26,7 @@ Non-finite values are sent as the strings "NaN", "Infinity", "-Infinity" like Te
 import csv
 import io
 import json
+from urllib.parse import parse_qsl
 
 from flask import Blueprint, Response, request
 from werkzeug.exceptions import BadRequest
@@ -33,7 +34,7 @@ from werkzeug.exceptions import BadRequest
 from lens.board import markdown
 from lens.board.params import json_response, provider, required
 from lens.board.scalar_json import BODIES, rows_json
-from lens.events import export
+from lens.events import answers, export
 from lens.events.provider import NotFound
 
 PLUGIN = "scalars"
@@ -95,6 +96,11 @@ def read_rows(data_provider, run, tag, max_points=None, step_range=None):
     return scalar_rows(steps, walls, values)
 
 
+def _cached_rows_json(steps, walls, values):
+    """rows_json through the board's cache of encoded bodies."""
+    return BODIES.encode(rows_json, steps, walls, values)
+
+
 @bp.route("/tags")
 def tags_route():
     return json_response(tag_index(provider().list_tags(PLUGIN)))
@@ -108,6 +114,14 @@ def scalars_route():
         raise BadRequest(f"format must be 'json' or 'csv', got {output!r}")
     max_points, step_range = viewport(request.args)
     data_provider = provider()
+    ready = getattr(data_provider, "scalar_answer", None)
+    if output == "json" and ready is not None:
+        # The provider's answer: the count and the JSON text, kept ready for small answers.
+        total, body = ready(run, tag, max_points=max_points, step_range=step_range,
+                            encode=_cached_rows_json)
+        response = Response(body, mimetype="application/json")
+        response.headers["X-Lens-Total-Points"] = str(total)
+        return response
     # The whole range first: its length is the X-Lens-Total-Points header, and when it holds
     # no more than max_points it is the answer itself (one provider call instead of two).
     columns = data_provider.scalars(run, tag, step_range=step_range)
@@ -123,6 +137,51 @@ def scalars_route():
     return response
 
 
+def wsgi_fast_path(wsgi_app, data_provider, headers):
+    """wsgi_app, with the scalars route's ready answers (downsample <= answers.MEMO_POINTS over
+    every step: what the page asks once per run and tag, thousands at a start) served without
+    Flask's dispatch, byte for byte the route's response; any other request goes to Flask."""
+    ready = getattr(data_provider, "scalar_answer", None)
+    if ready is None:
+        return wsgi_app
+    path = bp.url_prefix + "/scalars"
+
+    def app(environ, start_response):
+        if environ.get("PATH_INFO") == path and environ.get("REQUEST_METHOD") == "GET":
+            found = _ready_answer(ready, environ.get("QUERY_STRING", ""))
+            if found is not None:
+                total, body = found
+                data = body.encode("ascii")
+                start_response("200 OK", [("Content-Type", "application/json"),
+                                          ("Content-Length", str(len(data))),
+                                          ("X-Lens-Total-Points", str(total)), *headers])
+                return [data]
+        return wsgi_app(environ, start_response)
+
+    return app
+
+
+def _ready_answer(ready, query):
+    """(total, JSON text) for ?run=&tag=&downsample=N[&format=json] when the answer is kept
+    ready; None for anything else (Flask answers it, errors included)."""
+    try:
+        fields = parse_qsl(query.encode("latin-1").decode(), keep_blank_values=True,
+                           errors="strict")
+    except (UnicodeError, ValueError):
+        return None
+    args = dict(fields)
+    if len(args) != len(fields) or not args.keys() <= {"run", "tag", "downsample", "format"} or \
+            args.get("format", "json") != "json" or not args.get("run") or not args.get("tag"):
+        return None
+    raw = args.get("downsample", "")
+    if not (raw.isascii() and raw.isdigit()) or not 4 <= int(raw) <= answers.MEMO_POINTS:
+        return None
+    try:
+        return ready(args["run"], args["tag"], max_points=int(raw), encode=_cached_rows_json)
+    except Exception:  # noqa: BLE001 - Flask answers the same request with the right error
+        return None
+
+
 @bp.route("/scalars_multirun", methods=["POST"])
 def scalars_multirun_route():
     tags = request.form.getlist("tag") or request.form.getlist("tags")
@@ -132,11 +191,16 @@ def scalars_multirun_route():
     max_points, step_range = viewport(request.form)
     data_provider = provider()
     known = set(data_provider.runs())
+    ready = getattr(data_provider, "scalar_answer", None)
     parts = {}
     for run in runs:
         if run not in known:
             continue  # TensorBoard omits runs it has no data for
         try:
+            if ready is not None:
+                parts[run] = ready(run, tags[0], max_points=max_points, step_range=step_range,
+                                   encode=_cached_rows_json)[1]
+                continue
             columns = data_provider.scalars(run, tags[0], max_points=max_points,
                                             step_range=step_range)
         except NotFound:

@@ -14,6 +14,7 @@ files. A cache dir that cannot be written (read-only, full) is said once in the 
 """
 
 import fcntl
+import functools
 import hashlib
 import io
 import logging
@@ -27,7 +28,7 @@ from lens.events import colstore
 
 log = logging.getLogger("lens.events")
 
-FORMAT = 1
+FORMAT = 2  # 2: states name a file of ready scalar answers
 _MAGIC = b"LENS-RUN-CACHE\n"
 _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
@@ -35,7 +36,9 @@ _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray",
             ("builtins", "bytearray"), ("lens.events.payload", "FileRef")}
 
 
+@functools.lru_cache(maxsize=None)
 def _version():
+    """lens's installed version (read once: the metadata lookup costs ~2 ms a call)."""
     from importlib import metadata
 
     try:
@@ -114,9 +117,10 @@ class CacheDir:
             os.fsync(f.fileno())
         os.remove(probe)
 
-    def sweep(self, in_use=()):
+    def sweep(self, in_use=(), held=()):
         """If no other board uses the cache, delete chunk files that neither a run's state nor
-        this board (`in_use`: paths) names. Called once this board's first pass is saved."""
+        this board (`in_use`: paths) names. Called once this board's first pass is saved.
+        `held`: runs whose state this board wrote or read (their files are all in in_use)."""
         if self._board is None or self.error is not None:
             return
         try:
@@ -127,7 +131,8 @@ class CacheDir:
                     return  # a board is starting
                 if self._others_alive():
                     return  # their chunks may be named by no state yet
-                self._sweep({os.path.abspath(p) for p in in_use})
+                self._sweep({os.path.abspath(p) for p in in_use},
+                            {os.path.basename(self._folder_path(run)) for run in held})
         except OSError as exc:  # leftovers cost only disk space
             log.info("cache dir %s: could not delete old column files (%s)", self.root, exc)
 
@@ -146,18 +151,20 @@ class CacheDir:
                 os.remove(path)  # its board is gone
         return False
 
-    def _sweep(self, in_use):
+    def _sweep(self, in_use, held):
         runs = os.path.join(self.root, "runs")
         for key in os.listdir(runs):
             folder = os.path.join(runs, key)
-            state = self._read(folder)
+            state = None if key in held else self._read(folder)
             names = set()
             if state is not None:
                 for entry in state.get("store", {}).get("scalars", {}).values():
                     names.update(str(c.get("file")) for c in entry.get("chunks", ()))
+                names.add(str((state.get("store", {}).get("answers") or {}).get("file")))
             for name in os.listdir(folder):
                 path = os.path.join(folder, name)
-                if name.endswith((".arrow", ".tmp")) and name not in names and path not in in_use:
+                if name.endswith((".arrow", ".answers", ".tmp")) and name not in names and \
+                        path not in in_use:
                     os.remove(path)
 
     def folder(self, run):

@@ -77,7 +77,11 @@ class CachingWatcher(LogdirWatcher):
             with self.lock:
                 in_use = [c.path for store in self.stores.values()
                           for series in store.scalars.values() for c in series.chunks()]
-            self.cache.sweep(in_use)  # after serving starts: old column files cost only disk
+                in_use += [self.cache.folder(name) + "/" + store.answers_file
+                           for name, store in self.stores.items() if store.answers_file]
+                held = [name for name in self._saved if name in self.stores]
+            # After serving starts: old column files cost only disk.
+            self.cache.sweep(in_use, held)
 
     def _read_run(self, name):
         run = self._runs[name]
@@ -169,7 +173,8 @@ class CachingWatcher(LogdirWatcher):
             return  # an event file went away mid-save: try again on the next reload
         try:
             with self.lock:
-                store = store_state(run.store, self.cache.chunk_writer(name))
+                store = store_state(run.store, self.cache.chunk_writer(name),
+                                    self.cache.folder(name))
         except OSError as exc:
             self.cache.fail("cannot write column files", exc)
             return

@@ -8,16 +8,13 @@ Unknown runs/tags raise NotFound (the board turns it into a 404).
 import logging
 import threading
 
-import numpy as np
-
-from lens.events import values as V
+from lens.events import answers, values as V
 from lens.events.cached_logdir import CachingWatcher
 from lens.events.colstore import ChunkError
 from lens.events.logdir import parse_samples
 from lens.events.payload import resolve
 from lens.events.plugin_data import PluginDataMixin
-from lens.events.series import downsample
-from lens.events.summary import MIN_POINTS, downsample_summarized
+from lens.events.scalar_text import rows_json
 
 log = logging.getLogger("lens.events")
 
@@ -166,45 +163,30 @@ class DataProvider(PluginDataMixin):
             self._watcher.damaged(run)
             raise
 
+    def _series(self, run, tag):
+        series = self._store(run).scalars.get(tag)
+        if series is None:
+            raise NotFound("run %r has no scalar tag %r" % (run, tag))
+        return series
+
     def _scalars(self, run, tag, max_points, step_range):
         with self._lock:
-            series = self._store(run).scalars.get(tag)
-            if series is None:
-                raise NotFound("run %r has no scalar tag %r" % (run, tag))
-            quick = self._summarized(series, max_points, step_range)
-            if quick is not None:
-                return quick
-            steps, walls, vals = series.arrays()
-            if step_range is not None:
-                lo, hi = step_range
-                a = 0 if lo is None else int(np.searchsorted(steps, lo, side="left"))
-                b = len(steps) if hi is None else int(np.searchsorted(steps, hi, side="right"))
-                steps, walls, vals = steps[a:b], walls[a:b], vals[a:b]
-            if max_points is not None and len(steps) > max_points:
-                keep = downsample(steps, walls, vals, int(max_points))
-                return steps[keep], walls[keep], vals[keep].astype(np.float64)
-            if not steps.flags.writeable:  # a mapped column file: immutable, no copy needed
-                return steps, walls, vals.astype(np.float64)
-            return steps.copy(), walls.copy(), vals.astype(np.float64)
+            return answers.columns(self._series(run, tag), max_points, step_range)
 
-    @staticmethod
-    def _summarized(series, max_points, step_range):
-        """scalars() for a long range of a series kept in one column file: the downsampled
-        points found from its block summary (the same points), or None."""
-        if max_points is None or series.n < MIN_POINTS:
-            return None
-        found = series.summarized()
-        if found is None:
-            return None
-        steps, values, summary = found
-        lo, hi = step_range if step_range is not None else (None, None)
-        a = 0 if lo is None else int(np.searchsorted(steps, lo, side="left"))
-        b = len(steps) if hi is None else int(np.searchsorted(steps, hi, side="right"))
-        if b - a < MIN_POINTS:
-            return None
-        keep = a + downsample_summarized(steps, values, summary, a, b, int(max_points))
-        walls = series.arrays()[1]
-        return steps[keep], walls[keep], values[keep].astype(np.float64)
+    def scalar_answer(self, run, tag, max_points=None, step_range=None, encode=rows_json):
+        """(points in the step range, JSON text of scalars() as [[wall_time, step, value]])
+        with non-finite values as TensorBoard's strings; `encode` writes that text from the
+        columns (the board passes its cached encoder). Small whole-range answers are kept
+        ready per series (and in the cache dir across restarts)."""
+        if max_points is not None and int(max_points) < 1:
+            raise ValueError("max_points must be a positive number of points, got %r" % (max_points,))
+        try:
+            with self._lock:
+                return answers.answer(self._series(run, tag), max_points and int(max_points),
+                                      step_range, encode)
+        except ChunkError:
+            self._watcher.damaged(run)
+            raise
 
     def histograms(self, run, tag):
         """[(wall_time, step, {'min','max','num','sum','sum_squares','bucket_limit': [..],

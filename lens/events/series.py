@@ -24,7 +24,7 @@ class ScalarSeries:
     The oldest points may live on disk (colstore chunks, written by spill()); the newest stay
     in RAM. Every disk point's step is <= every RAM point's step."""
 
-    __slots__ = ("_steps", "_walls", "_values", "_m", "simple", "_chunks", "_disk")
+    __slots__ = ("_steps", "_walls", "_values", "_m", "simple", "_chunks", "_disk", "answers")
 
     def __init__(self, chunks=()):
         self._steps = np.zeros(0, np.int64)
@@ -34,6 +34,7 @@ class ScalarSeries:
         self.simple = False  # True once a simple_value point arrived (then it is a scalar tag)
         self._chunks = list(chunks)  # colstore.Chunk, oldest first
         self._disk = sum(c.n for c in self._chunks)
+        self.answers = {}  # answers.py's memo: a new dict whenever the points change
 
     @property
     def n(self):
@@ -75,6 +76,7 @@ class ScalarSeries:
 
     def purge_from(self, step):
         """Drop every point with step >= `step`."""
+        self.answers = {}
         if self._chunks and step <= self._last_disk_step():
             self.load()  # the cut reaches the disk points: rare (a restart), so take them back
         self._m = int(np.searchsorted(self._steps[:self._m], step, side="left"))
@@ -83,6 +85,7 @@ class ScalarSeries:
         """Add points given in arrival order; the series stays sorted by step (stable)."""
         if len(steps) == 0:
             return
+        self.answers = {}
         in_order = not np.any(steps[1:] < steps[:-1])
         last = self._steps[self._m - 1] if self._m else self._last_disk_step()
         if in_order and (last is None or steps[0] >= last):

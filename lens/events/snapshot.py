@@ -7,7 +7,7 @@ state, graphs, run metadata, counts) goes in as it is.
 
 import google_crc32c
 
-from lens.events import colstore
+from lens.events import answers, colstore
 from lens.events.series import Reservoir, ScalarSeries
 from lens.events.store import RunStore
 
@@ -61,18 +61,24 @@ def resume_reader(reader, state):
     return True
 
 
-def store_state(store, write_chunk):
-    """The RunStore as plain values; its scalar points are spilled to chunks first."""
+def store_state(store, write_chunk, folder=None):
+    """The RunStore as plain values; its scalar points are spilled to chunks first, and with
+    a folder its series' ready answers are written to an answers file there."""
     scalars = {}
     for tag, series in store.scalars.items():
         series.spill(write_chunk)
         scalars[tag] = {"simple": series.simple, "chunks": [c.entry() for c in series.chunks()]}
+    saved = None
+    if folder is not None:
+        name, entries = answers.save(folder, store, store.answers_file)
+        store.answers_file = name
+        saved = {"file": name, "entries": entries}
     blobs = {key: (r.size, r.items, r.seen, r._rng.getstate()) for key, r in store.blobs.items()}
     return {"scalars": scalars, "blobs": blobs, "samples": dict(store.samples),
             "metadata": {tag: m.SerializeToString() for tag, m in store.metadata.items()},
             "graph": store.graph, "meta_graph": store.meta_graph,
             "run_metadata": dict(store.run_metadata), "start_time": store.start_time,
-            "events": store.events, "failures": _failures(store.failures)}
+            "events": store.events, "failures": _failures(store.failures), "answers": saved}
 
 
 def restore_store(state, folder, name):
@@ -94,4 +100,8 @@ def restore_store(state, folder, name):
     store.run_metadata = dict(state["run_metadata"])
     store.start_time, store.events = state["start_time"], int(state["events"])
     _set_failures(store.failures, state["failures"])
+    saved = state.get("answers")
+    if saved is not None:
+        answers.restore(folder, saved["file"], saved["entries"], store)
+        store.answers_file = saved["file"]
     return store

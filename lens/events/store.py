@@ -40,6 +40,7 @@ class RunStore:
         self.run_metadata = {}  # tag -> serialized RunMetadata, in the order written
         self.start_time = None
         self.events = 0
+        self.answers_file = None  # the cache dir's file of ready scalar answers (answers.py)
 
     # ---- reading side -------------------------------------------------------------------
     def plugin_of(self, tag):
