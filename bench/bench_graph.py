@@ -1,10 +1,16 @@
-"""Open a generated 10,000-op graph collapsed in chromium (goal < 2 s), and the server-side
-preparation of that graph next to TensorBoard's own graph route processing.
+"""Open generated graphs collapsed in chromium, and the server-side preparation of a graph
+next to TensorBoard's own graph route processing.
 
-Rows: time from navigation to the first drawn graph when the page opens after the logdir is
-read (the board builds the first run's hierarchy at load time), cold (cache emptied, the request
-builds it) and cached (page reload); the warm-up itself; the hierarchy route vs TensorBoard's
-prepare_graph_for_ui + pbtxt on the same GraphDef (what its page then parses in JS).
+Rows, 10,000 ops (goal < 2 s): time from navigation to the first drawn graph when the page
+opens after the logdir is read (the board builds the first run's hierarchy at load time), cold
+(cache emptied, the request builds it) and cached (page reload); the warm-up itself; the
+hierarchy route vs TensorBoard's prepare_graph_for_ui + pbtxt on the same GraphDef (what its
+page then parses in JS).
+
+Rows, 50,000 ops in 100 scopes of 500 (issue 19's goal: < 1 s and < 0.5 s): from navigation
+start to the collapsed graph drawn and painted, then double-clicking a scope until it is drawn
+expanded (the top scope, the series of the 100 blocks; then one block inside it); medians of
+several page opens, timed inside the page (performance.now()).
 """
 
 import logging
@@ -65,8 +71,96 @@ def _wait_for_warm_up(app, timeout=120.0):
     return time.perf_counter() - start
 
 
+# Resolves with performance.now() once the svg carries a data-drawn other than `old` and two
+# animation frames have passed (the second frame starts after the first one was painted).
+_DRAWN_AND_PAINTED = """(old) => new Promise(resolve => {
+  (function poll() {
+    const svg = document.querySelector('svg.lg-svg');
+    const mark = svg && svg.getAttribute('data-drawn');
+    if (mark && mark !== old) {
+      requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now())));
+    } else {
+      setTimeout(poll, 2);
+    }
+  })();
+})"""
+_DOUBLE_CLICK = """(path) => {
+  const node = document.querySelector(`.lg-node[data-path="${CSS.escape(path)}"] > .lg-shape`);
+  if (!node) throw new Error('no drawn node ' + path);
+  const start = performance.now();
+  node.dispatchEvent(new MouseEvent('dblclick', {bubbles: true}));
+  return start;
+}"""
+
+
+def _open_and_expand(page, url, scopes):
+    """Seconds from navigation start to the collapsed graph painted, then per double-clicked scope."""
+    page.goto("about:blank")
+    page.goto(url)
+    opened = page.evaluate(_DRAWN_AND_PAINTED, None) / 1000
+    expands = []
+    for path in scopes:
+        old = page.get_attribute("svg.lg-svg", "data-drawn")
+        start = page.evaluate(_DOUBLE_CLICK, path)
+        expands.append((page.evaluate(_DRAWN_AND_PAINTED, old) - start) / 1000)
+        page.wait_for_selector(f".lg-node.lg-expanded[data-path='{path}']", state="attached")
+    return opened, expands
+
+
+def _median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def run_scoped(quick=False):
+    """Rows for a 50k-op graph of 100 scopes of 500 ops: open collapsed, double-click scopes."""
+    from lens.proto import graph_pb2
+    from tests.board.graph_fixtures import GraphProvider, generated_graph
+    from tests.board.graph_server import chromium_page, harness_app, serve
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    scopes = 10 if quick else 100
+    n_ops = scopes * 500 + 1
+    print(f"  graph bench: {n_ops} ops in {scopes} scopes", file=sys.stderr, flush=True)
+    graph = generated_graph(n_ops, layers=scopes)
+    app = harness_app(GraphProvider({"big": graph_pb2.GraphDef.FromString(
+        graph.SerializeToString())}))
+    warm_up = _wait_for_warm_up(app)
+    series = f"block_[0-{scopes - 1}]"      # the blocks share one structure: one series node
+    inner = f"block_{scopes // 2}"
+    opens, tops, blocks = [], [], []
+    load = os.getloadavg()[0]
+    with serve(app) as base, chromium_page() as page:
+        url = f"{base}/graph_harness/index.html#graph.run=big"
+        page.goto(f"{base}/data/plugin/graphs/info")   # chromium's renderer is up before timing
+        for _ in range(2 if quick else 7):
+            opened, (top, block) = _open_and_expand(page, url, [series, inner])
+            opens.append(opened)
+            tops.append(top)
+            blocks.append(block)
+        assert not page.js_errors, page.js_errors
+    label = f"{n_ops // 1000}k ops ({scopes} scopes of 500)"
+    spread = lambda v: f"median of {len(v)}, {min(v):.2f}-{max(v):.2f} s; load avg {load:.1f}"
+    other = {"other": None, "other_name": "TensorBoard (not driven here)", "unit": "s"}
+    return [
+        dict(name=f"graph page open, {label}, after load", lens=_median(opens), **other,
+             note=f"navigation start to collapsed graph painted; {spread(opens)}; goal < 1 s"),
+        dict(name=f"graph double-click top scope, {label}", lens=_median(tops), **other,
+             note=f"expands {series} ({scopes} blocks); {spread(tops)}; goal < 0.5 s"),
+        dict(name=f"graph double-click a block, {label}", lens=_median(blocks), **other,
+             note=f"then expands {inner} (500 ops); {spread(blocks)}; goal < 0.5 s"),
+        dict(name=f"graph hierarchy warm-up at load, {label}", lens=warm_up, other=None,
+             other_name="", unit="s", note="background thread, from app creation until cached"),
+    ]
+
+
 def run(quick=False):
-    """Bench rows for `python -m bench graph`."""
+    """Bench rows for `python -m bench graph`: the 10k-op rows, then the 50k-op ones."""
+    return run_10k(quick) + run_scoped(quick)
+
+
+def run_10k(quick=False):
+    """Rows for the 10k-op graph: page open after load, cold and cached; warm-up; route."""
     from lens.proto import graph_pb2
     from tests.board.graph_fixtures import GraphProvider
     from tests.board.graph_server import chromium_page, harness_app, serve

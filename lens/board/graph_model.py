@@ -8,6 +8,7 @@ Node paths: an op keeps its name unless that name is also a scope prefix, in whi
 becomes `scope/(leaf)` (as TensorBoard does), so every op is a leaf of the tree.
 """
 
+import json
 import re
 
 from lens.board import graph_series
@@ -84,6 +85,8 @@ class GraphModel:
         self.ops = {}                   # op name -> OpInfo
         self.by_path = {}               # node path -> op name (ops only)
         self.nodes = {}                 # node path -> JSON-able dict (meta, series and ops)
+        self._summary = None
+        self._json_bytes = None
         self._read(graph_def)
         self._build_tree()
         self._embed()
@@ -271,17 +274,31 @@ class GraphModel:
         return hits
 
     def to_json(self):
-        """The hierarchy as plain data: {'num_ops', 'devices', 'nodes': {path: node}}.
+        """The hierarchy as plain data: {'num_ops', 'devices', 'nodes': {path: node}}."""
+        nodes = {path: compact_node(path, node) for path, node in self.nodes.items()}
+        return dict(self.summary_json(), nodes=nodes)
 
-        Op nodes leave out what the page can rebuild (a label equal to the path's last part,
-        count 1, an empty device): ops are most of a big graph, so this shrinks the JSON."""
-        devices = sorted(self.nodes[ROOT]["devices"])
-        nodes = {}
-        for path, node in self.nodes.items():
-            if node["kind"] == "op":
-                node = {k: v for k, v in node.items()
-                        if not (k == "count" or (k == "device" and not v)
-                                or (k == "label" and v == _leaf(path)))}
-            nodes[path] = node
-        return {"num_ops": len(self.ops), "devices": devices,
-                "templates": graph_series.template_count(self), "nodes": nodes}
+    def summary_json(self):
+        """What the page needs besides nodes: op count, devices, shared-structure count."""
+        if self._summary is None:
+            self._summary = {"num_ops": len(self.ops), "devices": sorted(self.nodes[ROOT]["devices"]),
+                             "templates": graph_series.template_count(self)}
+        return self._summary
+
+    @property
+    def json_bytes(self):
+        """to_json() encoded once, on first use (a 50k-op graph's is 13 MB: never at build)."""
+        if self._json_bytes is None:
+            self._json_bytes = json.dumps(self.to_json(), separators=(",", ":")).encode()
+        return self._json_bytes
+
+
+def compact_node(path, node):
+    """A node as the routes ship it: op nodes leave out what the page can rebuild.
+
+    That is a label equal to the path's last part, count 1 and an empty device: ops are most
+    of a big graph, so this shrinks the JSON."""
+    if node["kind"] != "op":
+        return node
+    return {k: v for k, v in node.items()
+            if not (k == "count" or (k == "device" and not v) or (k == "label" and v == _leaf(path)))}

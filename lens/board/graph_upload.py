@@ -8,7 +8,6 @@ POST /data/plugin/graphs/upload?name=model.pbtxt   body: the file's bytes (or a 
 """
 
 import hashlib
-import json
 import threading
 from collections import OrderedDict
 
@@ -82,7 +81,6 @@ def add_upload(data, name):
             model = GraphModel(parse_graph_def(data, name))
         except ValueError as err:
             raise BadRequest(str(err)) from None
-        model.json_bytes = json.dumps(model.to_json(), separators=(",", ":")).encode()
         model.upload_name = name
         known = model
     with _lock:

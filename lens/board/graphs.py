@@ -20,17 +20,20 @@ lens only (JSON, built once per graph and cached; each also takes &upload=<id> i
                  "layer1/MatMul": {"kind": "op", "op": "MatMul", "parent": "layer1", ...}}}
       edges are [source, target, data edges, control edges, label, total elements or null,
                  ops inside source it leaves, ops inside target it reaches] (empty for op ends)
+  GET hierarchy?run=train&scope=layer1     the same shape with only that scope's nodes, and
+  GET hierarchy?run=train&reveal=layer1/MatMul   the scopes enclosing a node (+ "path"); the
+      page loads a big graph this way, one scope at a time (see graph_scopes.py)
   GET node?run=train&name=layer1/MatMul
       {"path", "name", "kind": "op", "op", "device", "attributes": [{"key", "value"}],
        "inputs": [{"name", "path", "slot", "control", "shape"}], "outputs": [...]}
-  GET trace?run=train&name=layer2/add      {"node": path, "inputs": [op paths]}
+  GET trace?run=train&name=layer2/add
+      {"node": path, "inputs": [op paths], "hosts": {embedded op path: path it is drawn on}}
   GET search?run=train&regex=Mat.*         {"hits": [paths], "limit": 42}
   GET stats?run=train&tag=step_100
       {"devices": [...], "matched_ops": n, "nodes": {path: {"compute_us", "memory_bytes"}}}
 """
 
 import hashlib
-import json
 import logging
 import threading
 import time
@@ -45,6 +48,7 @@ from werkzeug.exceptions import BadRequest
 from lens.board import graph_upload
 from lens.board.graph_info import limit_attr_size, node_info
 from lens.board.graph_model import GraphModel
+from lens.board.graph_scopes import ScopeError, scopes_json
 from lens.board.graph_stats import node_stats
 from lens.board.params import json_response, optional_int, provider, required
 from lens.events.provider import NotFound
@@ -141,7 +145,6 @@ def model_for(prov, run, tag):
             model = GraphModel(_parse_graph(run, data))
         except ValueError as err:
             raise BadRequest(f"the graph of run {run!r} cannot be shown: {err}") from None
-        model.json_bytes = json.dumps(model.to_json(), separators=(",", ":")).encode()
         with _cache_lock:
             cache[key] = model
             while len(cache) > CACHE_SIZE:
@@ -262,9 +265,18 @@ def upload():
 
 @bp.route("/hierarchy")
 def hierarchy():
-    """The preprocessed scope hierarchy the page draws (see module docstring)."""
+    """The preprocessed scope hierarchy the page draws, whole or by scope (graph_scopes.py)."""
     model = requested_model()
-    return Response(model.json_bytes, mimetype="application/json")
+    scopes = request.args.getlist("scope")
+    reveal = request.args.get("reveal") or None
+    if not scopes and reveal is None:
+        return Response(model.json_bytes, mimetype="application/json")
+    try:
+        return json_response(scopes_json(model, scopes, reveal))
+    except KeyError as err:
+        raise NotFound(err.args[0]) from None
+    except ScopeError as err:
+        raise BadRequest(str(err)) from None
 
 
 def _node_name(model):
@@ -291,7 +303,10 @@ def trace():
     """Every op the node depends on, for 'Trace inputs'."""
     model = requested_model()
     path = _node_name(model)
-    return json_response({"node": path, "inputs": model.trace_inputs(path)})
+    inputs = model.trace_inputs(path)
+    # Embedded ops are drawn on their host; the page may not hold their nodes to look it up.
+    hosts = {p: model.nodes[p]["embedded_in"] for p in inputs if "embedded_in" in model.nodes[p]}
+    return json_response({"node": path, "inputs": inputs, "hosts": hosts})
 
 
 @bp.route("/search")

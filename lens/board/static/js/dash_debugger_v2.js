@@ -328,10 +328,10 @@
         return;
       }
       const G = window.lensGraph;
-      const path = S.nodes[opName] ? opName :
-        Object.keys(S.nodes).find((p) => S.nodes[p].name === opName);
       S.restoreNode = null;
-      if (path && G && G.select) G.select(S, path, true);
+      // The Graphs page holds only the scopes it opened: select resolves the op name and
+      // fetches the scopes around it.
+      if (G && G.select) G.select(S, opName, true);
     });
   }
 

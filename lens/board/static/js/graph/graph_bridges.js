@@ -18,7 +18,7 @@
 
   // The drawn node standing for an op: the op itself, or its nearest collapsed ancestor.
   function drawnFor(S, scope, op) {
-    let p = op;
+    let p = G.heldAncestor(S, op);  // ops deep inside collapsed scopes are not held by the page
     while (p !== undefined && p !== scope && !S.pos[p]) {
       const n = S.nodes[p];
       p = n ? n.parent : undefined;

@@ -5,13 +5,14 @@
   "use strict";
 
   const PARTS = ["graph_layout.js", "graph_render.js", "graph_bridges.js", "graph_panel.js",
-    "graph_style.js", "graph_minimap.js", "graph_upload.js"];
+    "graph_style.js", "graph_minimap.js", "graph_upload.js", "graph_scopes.js"];
   const BASE = "/static/js/graph/";
   const G = (window.lensGraph = window.lensGraph || {});
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
       const s = document.createElement("script");
+      s.async = false;  // fetched in parallel, run in the order they were added
       s.src = src;
       s.onload = resolve;
       s.onerror = function () { reject(new Error("could not load " + src)); };
@@ -23,10 +24,9 @@
   function loadParts() {
     // dagre comes from the page normally; load it here too so the dashboard stands alone.
     if (!partsReady) {
-      const first = window.dagre ? Promise.resolve() : loadScript("/static/vendor/dagre.min.js");
-      partsReady = PARTS.reduce(function (p, name) {
-        return p.then(function () { return loadScript(BASE + name); });
-      }, first);
+      const srcs = (window.dagre ? [] : ["/static/vendor/dagre.min.js"])
+        .concat(PARTS.map(function (name) { return BASE + name; }));
+      partsReady = Promise.all(srcs.map(loadScript));
     }
     return partsReady;
   }
@@ -103,29 +103,21 @@
     sel.disabled = tags.length === 0;
   }
 
-  function loadStats(S) {
+  // drawn: the caller has just drawn the graph without stats (no second drawing needed).
+  function loadStats(S, drawn) {
     S.stats = null;
-    if (!S.statsTag || S.upload) { G.redraw(S); return Promise.resolve(); }
+    if (!S.statsTag || S.upload) { if (!drawn) G.redraw(S); return Promise.resolve(); }
     setStatus(S, "Loading run metadata " + S.statsTag + "…");
     return S.ctx.fetchJSON("/data/plugin/graphs/stats", { run: S.run, tag: S.statsTag })
       .then(function (stats) { S.stats = stats; setStatus(S, ""); G.redraw(S); })
       .catch(function (err) { setStatus(S, "Run metadata failed: " + err.message); });
   }
 
-  // The hierarchy route leaves out op fields it can rebuild (see graph_model.to_json).
-  function expandOps(nodes) {
-    Object.keys(nodes).forEach(function (path) {
-      const n = nodes[path];
-      if (n.label === undefined) n.label = path.slice(path.lastIndexOf("/") + 1);
-      if (n.kind !== "op") return;
-      if (n.count === undefined) n.count = 1;
-      if (n.device === undefined) n.device = "";
-    });
-    return nodes;
-  }
-
   function loadGraph(S) {
     S.h = null;
+    S.nodes = {};
+    S.loaded = new Set();
+    S.whole = false;
     S.expanded = new Set([""]);
     S.layouts = new Map();
     S.selected = null;
@@ -140,16 +132,19 @@
     }
     const run = S.run;
     setStatus(S, "Loading graph of " + (S.upload ? S.upload.name : run) + "…");
-    return S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", G.graphQuery(S))
+    // Only the root's children: a scope's own come when it is first expanded (graph_scopes.js).
+    const early = S.early.root && S.early.run === run && !S.upload ? S.early.root : null;
+    S.early.root = null;
+    return (early || S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", G.graphQuery(S, { scope: "" })))
       .then(function (h) {
         if (S.run !== run) return;  // the user picked another run meanwhile
         S.h = h;
-        S.nodes = expandOps(h.nodes);
+        G.mergeNodes(S, h);
         setStatus(S, "");
         G.redraw(S);
         G.fit(S);
         restoreNode(S);
-        return loadStats(S);
+        return loadStats(S, true);
       })
       .catch(function (err) { setStatus(S, "Could not load the graph of " + run + ": " + err.message); });
   }
@@ -160,16 +155,16 @@
     const wanted = S.restoreNode;
     S.restoreNode = null;
     if (!wanted) return;
-    let path = S.nodes[wanted] ? wanted : null;
-    if (path === null) {  // an op name whose path became scope/(leaf)
-      path = Object.keys(S.nodes).find(function (p) { return S.nodes[p].name === wanted; }) || null;
-    }
-    if (path === null) { setStatus(S, "Node " + wanted + " (from the URL) is not in this graph."); return; }
-    G.select(S, path, true);
+    // The server resolves an op name whose path became scope/(leaf) and sends its scopes.
+    G.fetchReveal(S, wanted).then(function (path) {
+      if (path !== null) G.select(S, path, true);
+    }).catch(function () { setStatus(S, "Node " + wanted + " (from the URL) is not in this graph."); });
   }
 
   function refreshInfo(S) {
-    return S.ctx.fetchJSON("/data/plugin/graphs/info", {}).then(function (info) {
+    const early = S.early.info;
+    S.early.info = null;
+    return (early || S.ctx.fetchJSON("/data/plugin/graphs/info", {})).then(function (info) {
       S.info = info;
       const before = S.run;
       fillRuns(S);
@@ -207,7 +202,7 @@
   function mount(container, ctx) {
     const S = { ctx: ctx, container: container, info: {}, run: ctx.getState("graph.run") || null,
       statsTag: ctx.getState("graph.session") || "", colorBy: ctx.getState("graph.color") || "structure",
-      h: null, nodes: {}, expanded: new Set([""]), layouts: new Map(), selected: null,
+      h: null, nodes: {}, loaded: new Set(), expanded: new Set([""]), layouts: new Map(), selected: null,
       trace: null, stats: null, view: { x: 0, y: 0, k: 1 }, pos: {}, upload: null,
       restoreNode: ctx.getState("graph.node") || null };
     G.current = S;
@@ -224,6 +219,11 @@
     root.appendChild(body);
     container.appendChild(root);
     setStatus(S, "Loading the graph dashboard…");
+    // Ask for the runs and the URL's run's root scope while the parts load (errors surface
+    // when they are used).
+    const early = function (p) { p.catch(function () {}); return p; };
+    S.early = { run: S.run, info: early(ctx.fetchJSON("/data/plugin/graphs/info", {})),
+      root: S.run ? early(ctx.fetchJSON("/data/plugin/graphs/hierarchy", { run: S.run, scope: "" })) : null };
     S.ready = loadParts().then(function () {
       G.installStyle();
       G.initSvg(S);

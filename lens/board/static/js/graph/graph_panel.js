@@ -70,40 +70,68 @@
     S.ui.search.addEventListener("keydown", function (ev) {
       if (ev.key === "Enter") {
         clearTimeout(timer);
-        const first = runSearch(S);
-        if (first) G.select(S, first, true);
+        runSearch(S).then(function (first) { if (first) G.select(S, first, true); });
       }
     });
   };
 
-  function runSearch(S) {
-    const q = S.ui.search.value;
-    S.ui.hits.textContent = "";
-    S.ui.searchError.textContent = "";
-    if (!q || !S.h) return null;
-    let rx;
-    try { rx = new RegExp(q); } catch (err) {
-      S.ui.searchError.textContent = "Bad regex: " + err.message;
-      return null;
-    }
+  // Node paths matching rx among the held nodes (all of them in the notebook's inline view).
+  function searchHeld(S, rx) {
     const hits = [];
     const paths = Object.keys(S.nodes);
     for (let i = 0; i < paths.length && hits.length < MAX_HITS; i++) {
       const p = paths[i];
       if (p && !S.nodes[p].empty && rx.test(p)) hits.push(p);
     }
-    if (!hits.length) S.ui.searchError.textContent = "No node matches " + q;
-    hits.forEach(function (p) {
-      const li = el("li", { class: "lg-link", "data-path": p }, p);
-      li.addEventListener("click", function () { G.select(S, p, true); });
-      S.ui.hits.appendChild(li);
+    return { hits: hits };
+  }
+
+  // The server searches every node when the page holds only the scopes opened so far;
+  // resolves to the first hit, or null.
+  function runSearch(S) {
+    const q = S.ui.search.value;
+    S.ui.hits.textContent = "";
+    S.ui.searchError.textContent = "";
+    if (!q || !S.h) return Promise.resolve(null);
+    let rx;
+    try { rx = new RegExp(q); } catch (err) {
+      S.ui.searchError.textContent = "Bad regex: " + err.message;
+      return Promise.resolve(null);
+    }
+    const h = S.h;
+    const asked = S.whole ? Promise.resolve(searchHeld(S, rx)) :
+      S.ctx.fetchJSON("/data/plugin/graphs/search", G.graphQuery(S, { regex: q, limit: MAX_HITS }));
+    return asked.then(function (res) {
+      if (S.h !== h || S.ui.search.value !== q) return null;  // a newer search or graph
+      const hits = res.hits;
+      if (!hits.length) S.ui.searchError.textContent = "No node matches " + q;
+      hits.forEach(function (p) {
+        const li = el("li", { class: "lg-link", "data-path": p }, p);
+        li.addEventListener("click", function () { G.select(S, p, true); });
+        S.ui.hits.appendChild(li);
+      });
+      return hits[0] || null;
+    }).catch(function (err) {
+      S.ui.searchError.textContent = "Search failed: " + err.message;
+      return null;
     });
-    return hits[0] || null;
   }
 
   // ---- selection and info card ---------------------------------------------------------
 
+  // Select a node; with reveal, expand down to it first (fetching the scopes it is in).
   G.select = function (S, path, reveal) {
+    if (reveal && !G.revealable(S, path)) {
+      const h = S.h;
+      return G.fetchReveal(S, path).then(function (p) {
+        if (p !== null && S.h === h) selectHeld(S, p, true);
+      }).catch(function (err) { G.setStatus(S, "Cannot show " + path + ": " + err.message); });
+    }
+    selectHeld(S, path, reveal);
+    return Promise.resolve();
+  };
+
+  function selectHeld(S, path, reveal) {
     let target = path;
     if (reveal) {
       target = G.reveal(S, path);
@@ -118,7 +146,7 @@
     else G.restyleSelection(S, previous);  // keep the DOM so a double-click still lands
     if (reveal) G.centerOn(S, target);
     G.showInfo(S, path);
-  };
+  }
 
   function section(title, items, render) {
     const box = el("div", { class: "lg-section" });
@@ -220,7 +248,10 @@
     return S.ctx.fetchJSON("/data/plugin/graphs/trace", G.graphQuery(S, { name: sel })).then(function (res) {
       if (S.run !== run || S.selected !== sel) return;
       const set = new Set();
-      const mark = function (p) {
+      const mark = function (path) {
+        // An embedded op is drawn on its host; a node not held yet stands for its held scope.
+        const p0 = (res.hosts && res.hosts[path]) || path;
+        let p = G.heldAncestor(S, p0);
         while (p !== undefined && !set.has(p)) {
           set.add(p);
           const n = S.nodes[p];

@@ -82,7 +82,21 @@
 
   // Expand or collapse a scope keeping its top-left corner where it was on screen, so the
   // user's eye (and mouse) stay on what they clicked while the layout around it changes.
+  // A scope expanded for the first time fetches its children first (graph_scopes.js).
   function toggleInPlace(S, path) {
+    if (S.expanded.has(path) || S.loaded.has(path)) { toggleNow(S, path); return; }
+    if (S.pendingScope === path) return;    // a double-click's first click is already asking
+    S.pendingScope = path;
+    G.loadScope(S, path).then(function (ok) {
+      S.pendingScope = null;
+      if (ok && !S.expanded.has(path)) toggleNow(S, path);
+    }).catch(function (err) {
+      S.pendingScope = null;
+      G.setStatus(S, "Could not expand " + path + ": " + err.message);
+    });
+  }
+
+  function toggleNow(S, path) {
     const before = S.pos[path];
     G.toggle(S, path);
     G.redraw(S);
@@ -158,7 +172,7 @@
       if (node.template !== undefined) return G.templateColor(node.template);
       if (node.kind === "series" && node.children.length) {
         const first = S.nodes[node.children[0]];
-        if (first.template !== undefined) return G.templateColor(first.template);
+        if (first && first.template !== undefined) return G.templateColor(first.template);
       }
       return G.UNIQUE_FILL;
     }

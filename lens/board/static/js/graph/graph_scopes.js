@@ -1,0 +1,81 @@
+// The page holds only the scopes it has opened: the root's children at load, a scope's children
+// when it is first expanded, the scopes enclosing a node when search, a link or the URL reveals
+// it (hierarchy?scope= / ?reveal=, see graph_scopes.py). S.loaded names the scopes whose
+// children are in S.nodes; every node in S.nodes has its enclosing nodes there too.
+(function () {
+  "use strict";
+  const G = window.lensGraph;
+  const ROUTE = "/data/plugin/graphs/hierarchy";
+
+  // Add a response's nodes, filling in what the route leaves out of op nodes. Nodes already
+  // held stay as they are (the user may have moved one out of the main graph). A whole
+  // hierarchy (no "scopes": the notebook's inline view answers so) holds every scope.
+  G.mergeNodes = function (S, h) {
+    const nodes = h.nodes;
+    Object.keys(nodes).forEach(function (path) {
+      if (S.nodes[path]) return;
+      const n = nodes[path];
+      if (n.label === undefined) n.label = path.slice(path.lastIndexOf("/") + 1);
+      if (n.kind === "op") {
+        if (n.count === undefined) n.count = 1;
+        if (n.device === undefined) n.device = "";
+      }
+      S.nodes[path] = n;
+    });
+    if (!h.scopes) S.whole = true;
+    const scopes = h.scopes || Object.keys(nodes).filter(function (p) { return nodes[p].kind !== "op"; });
+    scopes.forEach(function (p) { S.loaded.add(p); });
+  };
+
+  // The nearest held node standing for path: path itself, its closest held name scope, or a
+  // series of that scope's (series paths are no name prefix, but list their members).
+  G.heldAncestor = function (S, path) {
+    let p = path;
+    while (p && !S.nodes[p]) {
+      const cut = p.lastIndexOf("/");
+      p = cut < 0 ? "" : p.slice(0, cut);
+    }
+    if (p === path || !S.loaded.has(p)) return p;
+    const inside = function (m) { return path === m || path.startsWith(m + "/"); };
+    const series = S.nodes[p].children.find(function (c) {
+      const n = S.nodes[c];
+      return n.kind === "series" && n.children.some(inside);
+    });
+    return series || p;
+  };
+
+  // Fetch a scope's children once; resolves when they are in S.nodes.
+  G.loadScope = function (S, path) {
+    if (S.loaded.has(path)) return Promise.resolve(true);
+    const h = S.h;
+    return S.ctx.fetchJSON(ROUTE, G.graphQuery(S, { scope: path })).then(function (res) {
+      if (S.h !== h) return false;  // another graph was opened meanwhile
+      G.mergeNodes(S, res);
+      return true;
+    });
+  };
+
+  // True when every scope enclosing path has its children held, so it can be drawn.
+  G.revealable = function (S, path) {
+    let n = S.nodes[path];
+    if (!n) return false;
+    if (n.embedded_in) n = S.nodes[n.embedded_in];
+    while (n && n.parent !== undefined) {
+      if (!S.loaded.has(n.parent)) return false;
+      n = S.nodes[n.parent];
+    }
+    return !!n;
+  };
+
+  // Resolves to the node's path (for an op name too) once it can be revealed; rejects with the
+  // route's message when the graph has no such node.
+  G.fetchReveal = function (S, name) {
+    if (G.revealable(S, name)) return Promise.resolve(name);
+    const h = S.h;
+    return S.ctx.fetchJSON(ROUTE, G.graphQuery(S, { reveal: name })).then(function (res) {
+      if (S.h !== h) return null;
+      G.mergeNodes(S, res);
+      return res.path;
+    });
+  };
+})();
