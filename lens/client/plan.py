@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from lens.framework import errors
-from lens.client import plan_opt, plan_watch
+from lens.client import plan_inplace, plan_opt, plan_watch
 from lens.framework.graph import Operation
 from lens.client.plan_watch import is_variable_ref
 from lens.framework.sources import user_frames
@@ -102,6 +102,9 @@ class _Builder:
         fuse = optimize and watch is None and not trace
         self.chains = plan_opt.fused_chains(ops, targets, fed, self.dead, self.folded) if fuse else {}
         self.absorbed = {m for members, _, _, _ in self.chains.values() for m in members[:-1]}
+        # Buffers a kernel may overwrite (plain runs only, like the chains): see plan_inplace.
+        fused = self.folded | self.absorbed | set(self.chains)
+        self.donated = plan_inplace.donations(ops, targets, fed, self.dead, fused) if fuse else {}
         self.private = {}       # private plan value (a chain's extra output) -> its local name
         pos = {op: i for i, op in enumerate(ops)}
         self.groups_at = {}
@@ -255,7 +258,8 @@ class _Builder:
         """The statement running op's kernel, naming its outputs."""
         od, names = op._op_def, self.names
         kname = self.new("k")
-        self.env[kname] = od.make(op, self.ctx)
+        donated = self.donated.get(op)
+        self.env[kname] = od.make(op, self.ctx) if donated is None else od.inplace(op, self.ctx, donated)
         args = ", ".join(names[t] for i, t in enumerate(op._inputs) if i not in od.handle_inputs)
         outs = []
         for t in op._outputs:

@@ -14,11 +14,14 @@ def _caller(depth=2):
 class OpDef:
     """How one op type runs: kernel factory, shape function, inputs passed as handles."""
 
-    __slots__ = ("type", "make", "shape", "handle_inputs", "stateful", "where", "num_outputs")
+    __slots__ = ("type", "make", "shape", "handle_inputs", "stateful", "where", "num_outputs", "inplace")
 
-    def __init__(self, op_type, make, shape, handle_inputs, stateful, where):
+    def __init__(self, op_type, make, shape, handle_inputs, stateful, where, inplace=None):
         self.type = op_type
         self.make = make
+        # inplace(op, ctx, donated): a kernel that may write into the inputs at the indices in
+        # donated (buffers the compiled plan proves nothing else reads), else None.
+        self.inplace = inplace
         self.shape = shape
         self.handle_inputs = frozenset(handle_inputs)
         self.stateful = stateful
@@ -26,7 +29,7 @@ class OpDef:
 
 
 def register_op(op_type, fn=None, make=None, shape=None, grad=None, not_differentiable=False,
-                handle_inputs=(), stateful=False):
+                handle_inputs=(), stateful=False, inplace=None):
     """Register an op type.
 
     fn: a function of the input values (the kernel for ops without attrs or state).
@@ -34,6 +37,8 @@ def register_op(op_type, fn=None, make=None, shape=None, grad=None, not_differen
     shape(op): a list of output TensorShapes (defaults to unknown).
     grad(op, *out_grads): input gradients, written with lens ops; or not_differentiable=True.
     handle_inputs: input indices that are variable references passed by name, not by value.
+    inplace(op, ctx, donated): like make, for a kernel allowed to overwrite the inputs at the
+    indices in donated (the plan hands it buffers no other op, fetch or user can see).
     """
     where = _caller()
     if op_type in _OPS:
@@ -43,7 +48,7 @@ def register_op(op_type, fn=None, make=None, shape=None, grad=None, not_differen
         raise ValueError("register_op(%r) needs exactly one of fn= or make=" % op_type)
     if make is None:
         make = lambda op, ctx, _fn=fn: _fn  # noqa: E731
-    _OPS[op_type] = OpDef(op_type, make, shape, handle_inputs, stateful, where)
+    _OPS[op_type] = OpDef(op_type, make, shape, handle_inputs, stateful, where, inplace)
     if not_differentiable:
         _register_grad(op_type, None, where)
     elif grad is not None:

@@ -76,9 +76,29 @@ def _add_make(op, ctx):
     return run
 
 
+def _add_inplace(op, ctx, donated):
+    """Add writing into a donated input that already has the sum's shape and dtype (a layer's
+    `x @ w + b` into the product), as TF forwards a buffer nobody else holds."""
+    plain = _add_make(op, ctx)
+    ndarray, add = np.ndarray, np.add
+    first, second = 0 in donated, 1 in donated
+
+    def run(a, b):
+        # Only when the other operand's shape is a suffix of the donated one's (same shape, or
+        # a bias row): then the sum has exactly the donated buffer's shape.
+        if type(a) is ndarray and type(b) is ndarray and a.dtype == b.dtype and a.dtype in _FLOATS:
+            sa, sb = a.shape, b.shape
+            if first and len(sb) <= len(sa) and sa[len(sa) - len(sb):] == sb and a.flags.writeable:
+                return add(a, b, out=a)
+            if second and len(sa) <= len(sb) and sb[len(sb) - len(sa):] == sa and b.flags.writeable:
+                return add(a, b, out=b)
+        return plain(a, b)
+    return run
+
+
 for _t, _fn in _BINARY:
     if _t in ("Add", "AddV2"):
-        register_op(_t, make=_add_make, shape=_bcast_shape)
+        register_op(_t, make=_add_make, shape=_bcast_shape, inplace=_add_inplace)
     else:
         register_op(_t, fn=_fn, shape=_bcast_shape, not_differentiable=_t == "FloorDiv")
 

@@ -9,7 +9,7 @@ from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import Tensor, name_scope
 from lens.ops import array as A
 from lens.ops import math as M
-from lens.ops.conv_np import Recycler, relu_into, scratch
+from lens.ops.conv_np import Recycler, add_bias_inplace, relu_into, scratch
 from lens.ops.logic import greater, greater_equal, logical_and, less, where
 from lens.ops.math import sigmoid, tanh  # noqa: F401 - tf.nn re-exports them
 from lens.ops.reduce import reduce_mean, reduce_sum
@@ -78,9 +78,39 @@ def _relu_grad_make(op, ctx):
     return run
 
 
-register_op("Relu", make=_relu_make, shape=_same_shape,
+def _writable_float(x):
+    """True for an array a kernel given it by the plan may overwrite with a float result."""
+    return type(x) is np.ndarray and x.dtype in _RELU_FLOATS and x.flags.writeable and x.flags.c_contiguous
+
+
+_RELU_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _relu_inplace(op, ctx, donated):
+    """Relu over a donated buffer (the bias add's output), in place."""
+    plain = _relu_make(op, ctx)
+
+    def run(x):
+        return relu_into(x, x) if _writable_float(x) else plain(x)
+    return run
+
+
+def _relu_grad_inplace(op, ctx, donated):
+    """ReluGrad multiplying a donated incoming gradient by the mask in place."""
+    plain = _relu_grad_make(op, ctx)
+    if 0 not in donated:
+        return plain
+
+    def run(g, f):
+        if _writable_float(g) and type(f) is np.ndarray and f.shape == g.shape:
+            return np.multiply(g, np.greater(f, 0, out=scratch("relu_grad_mask", g.shape, np.bool_)), out=g)
+        return plain(g, f)
+    return run
+
+
+register_op("Relu", make=_relu_make, shape=_same_shape, inplace=_relu_inplace,
             grad=lambda op, g: [relu_grad(g, op._outputs[0])])
-register_op("ReluGrad", make=_relu_grad_make,
+register_op("ReluGrad", make=_relu_grad_make, inplace=_relu_grad_inplace,
             shape=_same_shape,
             grad=lambda op, gg: [relu_grad(gg, op._inputs[1]), A.zeros_like(op._inputs[1])])
 
@@ -281,7 +311,27 @@ def _bias_grad(op, g):
     return [g, bias_add_grad(g, data_format=op._attrs.get("data_format", "NHWC"))]
 
 
-register_op("BiasAdd", make=_bias_make, shape=_bias_shape, grad=_bias_grad)
+def _bias_inplace(op, ctx, donated):
+    """BiasAdd into a donated value buffer (a product nobody else reads), in place."""
+    plain = _bias_make(op, ctx)
+    if 0 not in donated:
+        return plain
+
+    def run(x, b):
+        if _writable_float(x) and type(b) is np.ndarray and b.dtype == x.dtype and b.ndim == 1 \
+                and x.ndim >= 2 and x.shape[_channel_axis(op, x.ndim)] == b.shape[0]:
+            c = _channel_axis(op, x.ndim)
+            if c == x.ndim - 1:
+                add_bias_inplace(x.reshape(-1, b.shape[0]), b)
+                return x
+            shape = [1] * x.ndim
+            shape[c] = -1
+            return np.add(x, b.reshape(shape), out=x)
+        return plain(x, b)
+    return run
+
+
+register_op("BiasAdd", make=_bias_make, shape=_bias_shape, grad=_bias_grad, inplace=_bias_inplace)
 
 
 # Summing a (rows, C) array down its rows with a small C makes NumPy's inner loop only C long;

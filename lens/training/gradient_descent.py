@@ -8,27 +8,35 @@ from lens.ops.state_scatter import scatter_sub
 from lens.training.optimizer import Optimizer, cast_like
 
 
-def _make_apply_gd(op, ctx):
+def _make_apply_gd(op, ctx, donated=frozenset()):
     name = op._inputs[0].op.name
     store = ctx.variables
+    own_delta = 2 in donated    # the plan proved nothing else reads delta: scale it in place
+    ndarray = np.ndarray
 
     def apply(alpha, delta):
         var = store[name]
         if var.base is not None:
             var = store[name] = np.array(var, copy=True)     # a view (a restored checkpoint's) is not ours
         var.flags.writeable = True
-        # var -= alpha * delta; the product goes to a reused per-thread buffer (same values)
-        step = np.multiply(delta, alpha, dtype=var.dtype,
-                           out=scratch("gd_step", np.broadcast_shapes(np.shape(delta), np.shape(alpha)),
-                                       var.dtype))
+        if type(delta) is ndarray and delta.shape == var.shape and delta.dtype == var.dtype \
+                and getattr(alpha, "ndim", None) == 0:
+            # var -= alpha * delta, the product written into delta when it is ours (one buffer
+            # fewer passing through the cache), else into a reused per-thread buffer; same values.
+            step = delta if own_delta and delta.flags.writeable else scratch("gd_step", var.shape, var.dtype)
+            np.multiply(delta, alpha, dtype=var.dtype, out=step)
+        else:
+            step = np.multiply(delta, alpha, dtype=var.dtype,
+                               out=scratch("gd_step", np.broadcast_shapes(np.shape(delta), np.shape(alpha)),
+                                           var.dtype))
         np.subtract(var, step, out=var, casting="unsafe")
         var.flags.writeable = False
         return var
     return apply
 
 
-register_op("ApplyGradientDescent", make=_make_apply_gd, handle_inputs=(0,), not_differentiable=True,
-            stateful=True, shape=lambda op: [op._inputs[0].shape])
+register_op("ApplyGradientDescent", make=_make_apply_gd, inplace=_make_apply_gd, handle_inputs=(0,),
+            not_differentiable=True, stateful=True, shape=lambda op: [op._inputs[0].shape])
 
 
 def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
