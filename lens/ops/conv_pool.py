@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from lens.ops import conv as C
 from lens.ops import conv_np as K
+from lens.ops import intra_op
 from lens.ops import pool as P
 from lens.ops import pool_np as PK
 
@@ -66,7 +67,8 @@ def _conv_blocks(x, f, b, cgeo, pgeo, cols, z):
     """cols (K, T*N*PH*PW) = im2col of x in pool-tap order, z (T*N*PH*PW, O) = cols.T @ f + b.
 
     Built a batch slice of one pool tap at a time, about CACHE_BLOCK_BYTES of columns, so the
-    GEMM and the bias read the block from the core's cache right after it was written.
+    GEMM and the bias read the block from the core's cache right after it was written; the
+    slices (disjoint parts of cols and z) are shared with the intra-op helper.
     """
     view = _pooled_windows(x, cgeo, pgeo)
     kh, kw, c, kph, kpw, n, ph, pw = view.shape
@@ -74,15 +76,29 @@ def _conv_blocks(x, f, b, cgeo, pgeo, cols, z):
     f2 = f.reshape(-1, f.shape[3])
     per_image = ph * pw
     step = max(1, K.CACHE_BLOCK_BYTES // max(1, cols.shape[0] * per_image * cols.itemsize))
-    for a in range(kph):
-        for e in range(kpw):
-            base = (a * kpw + e) * n
-            for s in range(0, n, step):
-                np.copyto(cols8[:, :, :, a, e, s:s + step], view[:, :, :, a, e, s:s + step])
-                lo, hi = (base + s) * per_image, (base + min(s + step, n)) * per_image
-                blk = z[lo:hi]
-                np.matmul(cols[:, lo:hi].T, f2, out=blk)
-                K.add_bias_inplace(blk, b)
+    step = max(1, min(step, -(-n * kph * kpw // MIN_SLICES)))   # enough slices to share
+    jobs = [(a, e, s) for a in range(kph) for e in range(kpw) for s in range(0, n, step)]
+
+    def job(i):
+        a, e, s = jobs[i]
+        np.copyto(cols8[:, :, :, a, e, s:s + step], view[:, :, :, a, e, s:s + step])
+        base = (a * kpw + e) * n
+        lo, hi = (base + s) * per_image, (base + min(s + step, n)) * per_image
+        blk = z[lo:hi]
+        np.matmul(cols[:, lo:hi].T, f2, out=blk)
+        K.add_bias_inplace(blk, b)
+    intra_op.run_chunks(job, len(jobs))
+
+
+# Work of a block is cut into at least this many slices (in a fixed way: the values never depend
+# on which thread ran a slice) so that an intra-op helper can take half of them.
+MIN_SLICES = 16
+
+
+def _ranges(rows, count):
+    """count row ranges [lo, hi) covering rows in order."""
+    count = max(1, min(count, rows))
+    return [(rows * i // count, rows * (i + 1) // count) for i in range(count)]
 
 
 def forward(x, f, b, cgeo, pgeo, keep):
@@ -105,13 +121,19 @@ def forward(x, f, b, cgeo, pgeo, keep):
     pooled = pool_r.take((n, ph, pw, o), dtype)
     pooled = pool_r.give(pooled if pooled is not None else np.empty((n, ph, pw, o), dtype))
     zt, flat = z.reshape(taps, -1), pooled.reshape(-1)
-    if taps == 1:
-        np.copyto(flat, zt[0])
-    else:
-        np.maximum(zt[0], zt[1], out=flat)
-        for t in range(2, taps):
-            np.maximum(flat, zt[t], out=flat)
-    K.relu_into(pooled, pooled)     # max of relus == relu of the max, bit for bit
+    spans = _ranges(n * ph * pw, MIN_SLICES)
+
+    def pool(i):
+        lo, hi = spans[i][0] * o, spans[i][1] * o
+        out = flat[lo:hi]
+        if taps == 1:
+            np.copyto(out, zt[0, lo:hi])
+        else:
+            np.maximum(zt[0, lo:hi], zt[1, lo:hi], out=out)
+            for t in range(2, taps):
+                np.maximum(out, zt[t, lo:hi], out=out)
+        K.relu_into(out, out)     # max of relus == relu of the max, bit for bit
+    intra_op.run_chunks(pool, len(spans))
     return pooled, Saved(x, f.shape, cgeo, pgeo, cols, z, pooled)
 
 
@@ -130,22 +152,40 @@ def backward(saved, g, f_shape):
     hit = np.greater(pooled, 0, out=K.scratch("cp_hit", pooled.shape, np.bool_))
     gm = np.multiply(g, hit, dtype=dtype, out=K.scratch("cp_gm", pooled.shape, dtype))
     db = _channel_sums(gm)
-    zt = saved.z.reshape(saved.pgeo.k_hw[0] * saved.pgeo.k_hw[1], -1)
+    rows = saved.z.shape[0] // (saved.pgeo.k_hw[0] * saved.pgeo.k_hw[1])     # pooled positions
+    if rows == 0:       # an empty batch
+        return db, np.zeros(f_shape, dtype)
+    zt = saved.z.reshape(-1, rows * o)
     taps = zt.shape[0]
     dact = K.scratch("cp_dact", saved.z.shape, dtype)
     ints = np.dtype("i%d" % dtype.itemsize)
     di, rest, hit = dact.reshape(taps, -1).view(ints), gm.reshape(-1).view(ints), hit.reshape(-1)
-    flat = pooled.reshape(-1)
-    if taps == 1:
-        np.copyto(di[0], rest)
-    for t in range(taps - 1):
-        # The first tap equal to the maximum takes what is left of the window's gradient (as
-        # integers: the bits move unchanged, +0 elsewhere) and leaves +0 to the later taps; a
-        # positive maximum at no earlier tap is at the last one, which takes the rest.
-        np.equal(zt[t], flat, out=hit)
-        np.multiply(rest, hit, out=di[t])
-        np.subtract(rest, di[t], out=di[taps - 1] if t == taps - 2 else rest)
-    df = saved.cols @ dact
+    flat, cols, d2 = pooled.reshape(-1), saved.cols, dact
+    spans = _ranges(rows, MIN_SLICES)
+
+    def part(i):
+        """The filter gradient of one range of pooled positions (all taps)."""
+        r0, r1 = spans[i]
+        lo, hi = r0 * o, r1 * o
+        if taps == 1:
+            np.copyto(di[0, lo:hi], rest[lo:hi])
+        for t in range(taps - 1):
+            # The first tap equal to the maximum takes what is left of the window's gradient (as
+            # integers: the bits move unchanged, +0 elsewhere) and leaves +0 to the later taps; a
+            # positive maximum at no earlier tap is at the last one, which takes the rest.
+            np.equal(zt[t, lo:hi], flat[lo:hi], out=hit[lo:hi])
+            np.multiply(rest[lo:hi], hit[lo:hi], out=di[t, lo:hi])
+            np.subtract(rest[lo:hi], di[t, lo:hi], out=di[taps - 1, lo:hi] if t == taps - 2 else rest[lo:hi])
+        acc = None
+        for t in range(taps):
+            a, e = t * rows + r0, t * rows + r1
+            prod = cols[:, a:e] @ d2[a:e]
+            acc = prod if acc is None else np.add(acc, prod, out=acc)
+        return acc
+    parts = intra_op.run_chunks(part, len(spans))
+    df = parts[0]
+    for p in parts[1:]:     # in range order, whichever thread made each part
+        df += p
     return db, df.reshape(f_shape)
 
 

@@ -31,31 +31,39 @@ def _matmul_make(op, ctx):
             if a.shape[0] * b.shape[1] * a.itemsize < RECYCLE_MIN_BYTES:
                 return matmul_(a, b)
             out = recycler.take((a.shape[0], b.shape[1]), a.dtype)
-            if a.shape[0] * a.shape[1] * b.shape[1] >= INTRA_MIN_MACS and intra_op.helpers_available():
-                return recycler.give(_rows_shared(a, b, out))
+            if a.shape[0] * a.shape[1] * b.shape[1] >= INTRA_MIN_MACS:
+                return recycler.give(_shared(a, b, out))
             return recycler.give(matmul_(a, b) if out is None else matmul_(a, b, out=out))
         return matmul_(a, b)
     return run
 
 
-# Products with at least this many multiply-adds are split by rows between this thread and an
-# intra-op helper (chunks of at least INTRA_MIN_ROWS rows; each row's values are computed as
-# in one product, so the result does not depend on the split).
+# Products with at least this many multiply-adds go in slices that an intra-op helper may share:
+# slices of rows when there are many rows, else slices of columns (a product of few rows split
+# by rows would pack all of b once per slice). The slicing depends on the shapes only, never on
+# whether a helper is free, so the values never depend on the machine's load.
 INTRA_MIN_MACS = 1 << 23
-INTRA_MIN_ROWS = 16
+INTRA_MIN_SLICE = 128       # rows or columns per slice, at least
+INTRA_MAX_SLICES = 8
 
 
-def _rows_shared(a, b, out):
-    """a @ b (2-D) into out (or a new array), its row blocks shared with the intra-op helper."""
-    m = a.shape[0]
+def _shared(a, b, out):
+    """a @ b (2-D) into out (or a new array), in slices shared with the intra-op helper."""
+    m, n = a.shape[0], b.shape[1]
     if out is None:
-        out = np.empty((m, b.shape[1]), dtype=a.dtype)
-    count = max(1, min(32, m // INTRA_MIN_ROWS))
-    bounds = [m * i // count for i in range(count + 1)]
+        out = np.empty((m, n), dtype=a.dtype)
+    by_rows = m >= 2 * INTRA_MIN_SLICE or m >= n
+    size = m if by_rows else n
+    count = max(1, min(INTRA_MAX_SLICES, size // INTRA_MIN_SLICE))
+    # column slices start on multiples of 16 (whole SIMD blocks of a row)
+    bounds = [size * i // count if by_rows else (size * i // count) // 16 * 16 for i in range(count)] + [size]
 
     def one(i):
         lo, hi = bounds[i], bounds[i + 1]
-        np.matmul(a[lo:hi], b, out=out[lo:hi])
+        if by_rows:
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+        else:
+            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
     intra_op.run_chunks(one, count)
     return out
 

@@ -5,7 +5,11 @@ strided view of the (padded) input, so a 2x2 stride-2 pool is four elementwise p
 """
 import numpy as np
 
+from lens.ops import intra_op
 from lens.ops.conv_np import CACHE_BLOCK_BYTES, col2im, pad, scratch, windows
+
+
+MIN_BLOCKS = 8      # a big batch goes in at least this many blocks, which an intra-op helper may share
 
 
 def _lowest(dtype):
@@ -37,7 +41,18 @@ def _tiled(geo):
 
 def max_pool(x, geo, out=None):
     """Max over each window (padding never wins): an elementwise maximum over the taps."""
-    return max_pool_padded(pad(x, geo, _lowest(x.dtype), tag="pool_pad"), geo, out)
+    xp = pad(x, geo, _lowest(x.dtype), tag="pool_pad")
+    n = x.shape[0]
+    if x.nbytes < 2 * CACHE_BLOCK_BYTES or n < 2:
+        return max_pool_padded(xp, geo, out)
+    if out is None:
+        out = np.empty((n,) + geo.out_hw + (x.shape[3],), dtype=x.dtype)
+    step = -(-n // MIN_BLOCKS)
+    starts = range(0, n, step)
+    # Images in blocks an intra-op helper may share (each block writes its own images of out).
+    intra_op.run_chunks(lambda i: max_pool_padded(xp[starts[i]:starts[i] + step], geo,
+                                                  out[starts[i]:starts[i] + step]), len(starts))
+    return out
 
 
 def max_pool_padded(xp, geo, out=None):
@@ -118,10 +133,14 @@ def max_pool_grad(x, g, geo, out=None, relu=False, y=None):
     g = np.asarray(g)
     out = np.empty(x.shape, dtype=g.dtype) if out is None else out
     n = x.shape[0]
-    step = max(1, BLOCK_BYTES // max(1, x[:1].nbytes))
-    for s in range(0, n, step):
+    step = max(1, min(BLOCK_BYTES // max(1, x[:1].nbytes), -(-n // MIN_BLOCKS)))
+    starts = range(0, n, step)
+
+    def block(i):   # blocks write disjoint images of out, through their thread's scratch arrays
+        s = starts[i]
         _max_pool_grad_block(x[s:s + step], g[s:s + step], geo, out[s:s + step], relu,
                              None if y is None else y[s:s + step])
+    intra_op.run_chunks(block, len(starts))
     return out
 
 

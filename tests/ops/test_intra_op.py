@@ -100,12 +100,21 @@ def test_conv_kernels_identical_with_and_without_helpers(c, monkeypatch):
     np.testing.assert_allclose(shared[1], ref_df, rtol=1e-4, atol=1e-3)
 
 
-def test_matmul_rows_shared_equal_one_product(helpers):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matmul_slices_same_with_and_without_helper_and_close_to_one_product(dtype, monkeypatch):
     rng = np.random.default_rng(1)
-    for m, k, n in [(64, 3136, 1024), (3136, 64, 1024), (37, 1000, 300)]:
-        a = rng.random((m, k), dtype=np.float32)
-        b = rng.random((k, n), dtype=np.float32)
-        np.testing.assert_array_equal(linalg._rows_shared(a, b, None), a @ b)
+    for m, k, n in [(64, 3136, 1024), (3136, 64, 1024), (37, 1000, 300), (64, 1024, 1000), (300, 700, 5)]:
+        a = rng.random((m, k)).astype(dtype)
+        b = rng.random((k, n)).astype(dtype)
+        alone = linalg._shared(a, b, None)
+        monkeypatch.setattr(intra_op, "_machine_has_room", lambda: True)
+        intra_op.enter()
+        try:
+            shared = linalg._shared(a, b, np.full((m, n), np.nan, dtype))
+        finally:
+            intra_op.leave()
+        np.testing.assert_array_equal(shared, alone)
+        np.testing.assert_allclose(shared, a.astype(np.float64) @ b, rtol=1e-5 if dtype == np.float32 else 1e-12)
 
 
 def test_no_helper_while_another_op_runs(helpers):
@@ -119,3 +128,57 @@ def test_no_helper_while_another_op_runs(helpers):
             intra_op.op_finished()
     finally:
         intra_op.op_finished()
+
+
+def _with_and_without_helpers(fn, monkeypatch):
+    alone = fn()
+    monkeypatch.setattr(intra_op, "_machine_has_room", lambda: True)
+    intra_op.enter()
+    try:
+        shared = fn()
+    finally:
+        intra_op.leave()
+    return alone, shared
+
+
+def test_pool_kernels_identical_with_and_without_helpers(monkeypatch):
+    from lens.ops import pool_np as PK
+    rng = np.random.default_rng(3)
+    x = np.maximum(rng.standard_normal((20, 14, 14, 64)).astype(np.float32), 0)   # relu output: ties
+    geo = K.Geometry((14, 14), (2, 2), (2, 2), (1, 1), "SAME")
+    y = PK.max_pool(x[:1], geo)
+    g = rng.standard_normal((20, 7, 7, 64)).astype(np.float32)
+
+    def run():
+        y = PK.max_pool(x, geo)
+        return y, PK.max_pool_grad(x, g, geo), PK.max_pool_grad(x, g, geo, relu=True, y=y)
+    alone, shared = _with_and_without_helpers(run, monkeypatch)
+    for a, b in zip(alone, shared):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(alone[0][:1], y)
+    np.testing.assert_array_equal(alone[0], x.reshape(20, 7, 2, 7, 2, 64).max(axis=(2, 4)))
+    # each window's gradient lands once, on a maximum of the window
+    dx = alone[1].reshape(20, 7, 2, 7, 2, 64)
+    np.testing.assert_array_equal(dx.sum(axis=(2, 4)), g)
+
+
+def test_conv_pool_block_identical_with_and_without_helpers(monkeypatch):
+    from lens.ops import conv_pool
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((24, 28, 28, 1)).astype(np.float32)
+    f = rng.standard_normal((5, 5, 1, 32)).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    g = rng.standard_normal((24, 14, 14, 32)).astype(np.float32)
+    cgeo = K.Geometry((28, 28), (5, 5), (1, 1), (1, 1), "SAME")
+    pgeo = K.Geometry((28, 28), (2, 2), (2, 2), (1, 1), "VALID")
+
+    def run():
+        keep = (K.Recycler(), K.Recycler(), K.Recycler())
+        pooled, saved = conv_pool.forward(x, f, b, cgeo, pgeo, keep)
+        db, df = conv_pool.backward(saved, g, f.shape)
+        return pooled.copy(), db, df
+    alone, shared = _with_and_without_helpers(run, monkeypatch)
+    for a, c in zip(alone, shared):
+        np.testing.assert_array_equal(a, c)
+    act = np.maximum(K.conv2d(x, f, cgeo) + b, 0)
+    np.testing.assert_allclose(alone[0], act.reshape(24, 14, 2, 14, 2, 32).max(axis=(2, 4)), rtol=1e-6)
