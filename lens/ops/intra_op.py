@@ -5,7 +5,7 @@ convolution or matrix product use two cores. Chunks are taken from a shared coun
 sharing, not a fixed split): when the helper is late (a loaded machine) the calling thread
 simply does more chunks and waits at most for the one chunk the helper is running, so a busy
 machine never makes an op slower than doing it alone. Nothing spins: waits are on events.
-While the load average says every core is taken, ops run on their own thread only.
+While other runnable threads fill every core, ops run on their own thread only.
 
 Only enabled while the client says so (its parallel executor limits BLAS to one thread per
 call; with BLAS's own threads the cores are already in use). Results never depend on which
@@ -35,23 +35,44 @@ def leave():
 
 
 _CPUS = os.cpu_count() or 1
-_load = [0.0, False]    # (when the load average was last read, whether the machine had room)
+_SAMPLE_EVERY = 0.05    # seconds between two looks at the run queue
+# [when last sampled, smoothed count of other runnable threads, whether the machine had room]
+_load = [-1.0, 0.0, True]
+
+
+def _runnable_now():
+    """Threads runnable on the machine right now besides the caller, or None when unknown.
+
+    The kernel's instantaneous run-queue count (/proc/loadavg's fourth field) follows the
+    machine within a fraction of a second, where the 1-minute load average trails it for
+    minutes (a bench run just after a busy spell would run without helpers)."""
+    try:
+        with open("/proc/loadavg") as fh:
+            return max(0, int(fh.read().split()[3].split("/")[0]) - 1)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _machine_has_room():
-    """True unless the 1-minute load average says the cores are already oversubscribed.
+    """True unless the other runnable threads already fill every core.
 
     A helper thread on a machine whose cores are all taken by other processes only waits for
-    its time slice while the op's other chunks are done: it is used only when a core is
-    likely free (read once a second)."""
+    its time slice while the op's other chunks are done (and the op then waits for its chunk):
+    it is used only when a core is likely free. The run queue is sampled at most every
+    _SAMPLE_EVERY seconds and smoothed over the last few samples."""
     now = time.monotonic()
-    if now - _load[0] >= 1.0:
-        try:
-            busy = os.getloadavg()[0]
-        except OSError:     # no load average on this system: trust the core count
-            busy = 0.0
-        _load[0], _load[1] = now, busy < _CPUS + 1
-    return _load[1]
+    if now - _load[0] >= _SAMPLE_EVERY:
+        others = _runnable_now()
+        if others is None:      # no /proc: the 1-minute load average, counting this thread
+            try:
+                others = max(0.0, os.getloadavg()[0] - 1)
+            except OSError:     # no load figure at all: trust the core count
+                others = 0.0
+        first = _load[0] < 0
+        _load[0] = now
+        _load[1] = others if first else 0.5 * _load[1] + 0.5 * others
+        _load[2] = _load[1] < _CPUS
+    return _load[2]
 
 
 _running = [0]      # ops the client's executor is running right now, on all its threads

@@ -182,3 +182,21 @@ def test_conv_pool_block_identical_with_and_without_helpers(monkeypatch):
         np.testing.assert_array_equal(a, c)
     act = np.maximum(K.conv2d(x, f, cgeo) + b, 0)
     np.testing.assert_allclose(alone[0], act.reshape(24, 14, 2, 14, 2, 32).max(axis=(2, 4)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("others, room", [([0, 0, 0], True), ([1, 1, 1], True), ([5, 6, 5], False),
+                                          ([6, 0, 0, 0], True)])
+def test_room_follows_the_run_queue_within_a_few_samples(others, room, monkeypatch):
+    samples = iter(others)
+    monkeypatch.setattr(intra_op, "_runnable_now", lambda: next(samples))
+    monkeypatch.setattr(intra_op, "_SAMPLE_EVERY", 0.0)
+    monkeypatch.setattr(intra_op, "_CPUS", 2)
+    monkeypatch.setattr(intra_op, "_load", [-1.0, 0.0, True])
+    for _ in others:
+        got = intra_op._machine_has_room()
+    assert got is room      # a busy spell that ended counts for a few samples, not for minutes
+
+
+def test_run_queue_reading_counts_others_only():
+    n = intra_op._runnable_now()
+    assert n is None or n >= 0
