@@ -94,3 +94,27 @@ def test_lens_extras_and_bad_requests(client):
                           query_string={"imageId": "run=lr_0.1&tag=input/digit&index=99"})
     assert response.status_code == 404 and "gone" in response.get_json()["error"]
     assert client.get("/data/plugins_listing").get_json()["timeseries"]["enabled"] is True
+
+
+def test_scalar_columns_format_holds_the_same_points(client):
+    def ask(**extra):
+        req = dict({"plugin": "scalars", "tag": "train/loss"}, **extra)
+        response = client.post("/data/plugin/timeseries/timeSeries",
+                               data={"requests": json.dumps([req])})
+        assert response.status_code == 200, response.data[:300]
+        return response.get_json()[0]["runToSeries"]
+    points, columns = ask(), ask(format="columns")
+    assert sorted(columns) == sorted(points) == sorted(RUNS)
+    for run, series in points.items():
+        assert columns[run] == {key: [p[key] for p in series] for key in ("wallTime", "step", "value")}
+    response = client.post("/data/plugin/timeseries/timeSeries", data={"requests": json.dumps(
+        [{"plugin": "scalars", "tag": "train/loss", "format": "rows"}])})
+    assert response.status_code == 400 and "'format'" in response.get_json()["error"]
+
+
+def test_columns_json_writes_non_finite_values_as_tensorboard_strings():
+    from lens.board.timeseries import columns_json
+    text = columns_json(np.array([1, 2, 3, 4]), np.array([1.5, 2.5, 3.5, 1e-5]),
+                        np.array([np.nan, np.inf, -np.inf, 0.25]))
+    assert json.loads(text) == {"wallTime": [1.5, 2.5, 3.5, 1e-5], "step": [1, 2, 3, 4],
+                                "value": ["NaN", "Infinity", "-Infinity", 0.25]}

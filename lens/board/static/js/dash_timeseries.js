@@ -183,9 +183,8 @@
     queue = [];
     flushing = null;
     if (!batch.length) return;
-    const body = new URLSearchParams({requests: JSON.stringify(batch.map((c) => c.request()))});
     let answers;
-    try { answers = await ctx.fetchJSON(ROUTE, null, {method: "POST", body}); }
+    try { answers = await load(JSON.stringify(batch.map((c) => c.request()))); }
     catch (e) { statusEl.textContent = "Could not load cards: " + e.message; return; }
     const draws = [];
     for (let i = 0; i < batch.length; i++) {
@@ -207,11 +206,48 @@
     C.startPlotly();  // the first row shows its previews now; plotly takes over after
   }
 
+  // Batches are fetched and parsed by a Worker (ts_loader.js): a batch that arrives while
+  // the grid scrolls then costs the page's main thread no parsing. Without one (it failed to
+  // start), the page fetches them itself.
+  let worker = null, nextId = 0;
+  const pending = new Map();  // id -> {requests, resolve, reject}
+  try {
+    worker = new Worker("/static/js/ts_loader.js");
+    worker.onmessage = (event) => {
+      const job = pending.get(event.data.id);
+      if (!job) return;
+      pending.delete(event.data.id);
+      if (event.data.error) job.reject(new Error(event.data.error));
+      else job.resolve(event.data.answers);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      worker = null;
+      const jobs = [...pending.values()];
+      pending.clear();
+      for (const job of jobs) load(job.requests).then(job.resolve, job.reject);
+    };
+  } catch (e) { worker = null; }
+  function load(requests) {
+    if (!worker) {
+      return ctx.fetchJSON(ROUTE, null, {method: "POST", body: new URLSearchParams({requests})});
+    }
+    return new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, {requests, resolve, reject});
+      worker.postMessage({id, url: ROUTE, requests});
+    });
+  }
+
   // What identifies a series' content cheaply: its runs, lengths and last points (series only
-  // grow at the end; a downsampled one changes length when it changes at all).
+  // grow at the end; a downsampled one changes length when it changes at all). A scalar
+  // series comes as columns ({wallTime, step, value}), the others as lists of points.
   function signature(runToSeries) {
-    return Object.entries(runToSeries || {}).map(([run, points]) =>
-      run + ":" + points.length + ":" + JSON.stringify(points[points.length - 1] || null)).join("|");
+    return Object.entries(runToSeries || {}).map(([run, s]) => {
+      if (Array.isArray(s)) return run + ":" + s.length + ":" + JSON.stringify(s[s.length - 1] || null);
+      const n = s.step.length;
+      return run + ":" + n + ":" + (n ? [s.wallTime[n - 1], s.step[n - 1], s.value[n - 1]].join() : "");
+    }).join("|");
   }
 
   function onIntersect(entries) {

@@ -161,12 +161,12 @@ window.lensTsCards = (function () {
       rangeLabel, logLabel, fit, clear, el("span", "muted", "Download"), ...downloads);
     card.tableEl = el("div", "ts-table");
     card.body.append(card.plot, card.note, tools, card.tableEl);
-    card.request = () => ({plugin: "scalars", tag: card.tag, runs: env.runs()});
+    card.request = () => ({plugin: "scalars", tag: card.tag, runs: env.runs(), format: "columns"});
     card.receive = (response) => {
       const series = new Map();
       for (const run of env.runs()) {
-        const points = (response.runToSeries || {})[run];
-        if (points) series.set(run, {rows: points.map((p) => [p.wallTime, p.step, p.value])});
+        const columns = (response.runToSeries || {})[run];
+        if (columns) series.set(run, lazyRows(columns));
       }
       card.series = series;
     };
@@ -191,6 +191,23 @@ window.lensTsCards = (function () {
     card.tools = tools;
     card.wire = () => { SC.attachTooltip(card, env.runColor); ST.wire(card); };
     card.dispose = () => SC.detachTooltip(card);
+  }
+
+  // A run's series kept as its columns (typed arrays from the loader); the [wall, step, value]
+  // rows the charts and tables read are built on first use, so a card that arrived while the
+  // grid scrolled and was never drawn holds three arrays per run, not one per point.
+  function lazyRows(columns) {
+    let rows = null;
+    return {
+      columns,
+      get rows() {
+        if (rows) return rows;
+        const {wallTime, step, value} = columns;
+        rows = new Array(step.length);
+        for (let i = 0; i < step.length; i++) rows[i] = [wallTime[i], step[i], C.toNumber(value[i])];
+        return rows;
+      },
+    };
   }
 
   // True when the drawn chart has the same traces (runs, raw lines) as `traces`.
