@@ -9,7 +9,13 @@ node (so the page can expand down to it) plus "path": the node's path, for an op
 Opening a 50k-op graph thus ships the root's few children instead of 13 MB of JSON.
 """
 
+import json
+import threading
+
 from lens.board.graph_model import ROOT, compact_node
+
+CACHE_ENTRIES = 256         # encoded answers kept per graph (a scope's is small)
+_lock = threading.Lock()
 
 
 class ScopeError(ValueError):
@@ -66,3 +72,19 @@ def scopes_json(model, scopes, reveal=None):
     if ROOT not in out:
         out[ROOT] = compact_node(ROOT, model.nodes[ROOT])
     return dict(model.summary_json(), nodes=out, scopes=done, **extra)
+
+
+def scopes_bytes(model, scopes, reveal=None):
+    """scopes_json encoded, kept on the model: reopening a page re-asks the same scopes."""
+    key = (tuple(scopes), reveal)
+    cache = model.scope_cache
+    with _lock:
+        hit = cache.get(key)
+    if hit is not None:
+        return hit
+    data = json.dumps(scopes_json(model, scopes, reveal), separators=(",", ":")).encode()
+    with _lock:
+        if len(cache) >= CACHE_ENTRIES:
+            cache.pop(next(iter(cache)))
+        cache[key] = data
+    return data

@@ -48,7 +48,7 @@ from werkzeug.exceptions import BadRequest
 from lens.board import graph_upload
 from lens.board.graph_info import limit_attr_size, node_info
 from lens.board.graph_model import GraphModel
-from lens.board.graph_scopes import ScopeError, scopes_json
+from lens.board.graph_scopes import ScopeError, scopes_bytes
 from lens.board.graph_stats import node_stats
 from lens.board.params import json_response, optional_int, provider, required
 from lens.events.provider import NotFound
@@ -188,7 +188,7 @@ def warm_up(app, poll_seconds=0.25):
             with live.app_context():
                 runs = sorted(run for run in prov.runs() if prov.graph(run) is not None)
                 if runs:
-                    model_for(prov, runs[0], None)
+                    scopes_bytes(model_for(prov, runs[0], None), [""])  # the page's first ask
         except Exception:  # a bad graph is reported when the page asks for it
             log.debug("graph warm-up failed", exc_info=True)
 
@@ -272,7 +272,7 @@ def hierarchy():
     if not scopes and reveal is None:
         return Response(model.json_bytes, mimetype="application/json")
     try:
-        return json_response(scopes_json(model, scopes, reveal))
+        return Response(scopes_bytes(model, scopes, reveal), mimetype="application/json")
     except KeyError as err:
         raise NotFound(err.args[0]) from None
     except ScopeError as err:

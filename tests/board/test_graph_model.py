@@ -4,11 +4,12 @@ structure templates, devices, edge labels, run-metadata stats, node info and att
 import pytest
 
 from lens.board.graph_info import limit_attr_size, node_info
-from lens.board.graph_model import GraphModel, parse_input
+from lens.board.graph_model import GraphModel, output_shapes, parse_input
 from lens.board.graph_model_edges import aggregate, shape_label
 from lens.board.graph_stats import node_stats
 from lens.proto import graph_pb2
-from tests.board.graph_fixtures import GraphBuilder, mlp_graph, run_metadata_for
+from tests.board.graph_fixtures import (GraphBuilder, generated_graph, mlp_graph,
+                                        run_metadata_for)
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +219,23 @@ def test_long_chains_and_deep_scopes_do_not_recurse():
     model = GraphModel(b.graph)
     assert model.nodes[deep]["children"] == [f"{deep}/leaf"]
     assert len(model.trace_inputs(f"{deep}/leaf")) == 3000
+
+
+def test_shapes_shared_between_ops_read_like_each_ops_own():
+    memo = {}
+    for nd in list(mlp_graph().node) + list(generated_graph(120).node):
+        assert output_shapes(nd, memo) == output_shapes(nd)
+    assert 0 < len(memo) < 20   # a few distinct shapes, shared
+
+
+def test_building_leaves_the_garbage_collector_as_it_was():
+    import gc
+
+    GraphModel(mlp_graph())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        GraphModel(mlp_graph())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -80,3 +80,18 @@ def test_trace_names_the_hosts_of_embedded_inputs(client):
     trace = client.get(f"{GRAPHS}/trace?run=train&name=loss/Mean").get_json()
     assert "loss/Const" in trace["inputs"]
     assert trace["hosts"] == {"loss/Const": "loss/Mean"}
+
+
+def test_answers_are_encoded_once_per_graph_and_the_root_at_load_time():
+    from tests.board.conftest import wait_until
+
+    app = create_app(GraphProvider({"big": generated_graph(501, layers=5)}))
+    # The load-time warm-up builds the first run's graph and encodes the root scope the page
+    # asks for first.
+    assert wait_until(lambda: any(m.scope_cache for m in
+                                  app.extensions.get("lens_graph_models", {}).values()), timeout=30)
+    model = next(iter(app.extensions["lens_graph_models"].values()))
+    assert set(model.scope_cache) == {(("",), None)}
+    first = app.test_client().get(f"{GRAPHS}/hierarchy?run=big&scope=block_[0-4]").data
+    assert model.scope_cache[(("block_[0-4]",), None)] == first
+    assert app.test_client().get(f"{GRAPHS}/hierarchy?run=big&scope=block_[0-4]").data == first
