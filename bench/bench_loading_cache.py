@@ -37,6 +37,7 @@ from lens.board.app import create_app
 from lens.events.provider import DataProvider
 steps = int(sys.argv[3])
 imported = time.time() - t0
+cpu_imported = time.process_time()
 # Every point is in and the answer is the downsampled series: rows counted and the last one
 # read from the text (a browser parses the JSON itself; the clock is the server's).
 def full_answer(body, most, total):
@@ -65,6 +66,7 @@ while True:
         break
     time.sleep(0.005)
 every = time.time() - t0
+cpu_every = time.process_time()
 run, tag = sorted(served)[0]
 times = []
 for _ in range(7):
@@ -102,7 +104,8 @@ print(json.dumps({"first": first, "every": every, "series": len(served), "full":
                   "small_provider": small_provider, "floor": floor,
                   "direct": sorted(direct)[3], "imported": imported,
                   "anon": max(peak[0], anon_rss()), "hwm": hwm,
-                  "parsed": p._watcher.records_parsed}))
+                  "parsed": p._watcher.records_parsed, "cpu_every": cpu_every,
+                  "cpu_imported": cpu_imported}))
 """ % FIRST_STEP
 
 

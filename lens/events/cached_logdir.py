@@ -121,6 +121,7 @@ class CachingWatcher(LogdirWatcher):
         with self.lock:
             if name in self.stores:
                 self.stores[name] = store
+                self.generation += 1
 
     def _ingest(self, run, path, reader, batch):
         with self.lock:  # runs load in threads: count under the lock

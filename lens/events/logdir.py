@@ -88,6 +88,7 @@ class LogdirWatcher:
         self._reload_lock = threading.Lock()
         self._runs = {}
         self.stores = {}  # run name -> RunStore (what the provider serves)
+        self.generation = 0  # bumped (under lock) whenever a store is added, dropped or fed
         self._loading = False
         self._passes = 0
         self._missing = set()
@@ -127,6 +128,7 @@ class LogdirWatcher:
                 run = self._runs[name] = _Run(name, fs, self.samples)
                 with self.lock:
                     self.stores[name] = run.store
+                    self.generation += 1
             for path in sorted(paths):
                 if path not in run.readers:
                     run.readers[path] = EventFileReader(path, fs)
@@ -152,6 +154,7 @@ class LogdirWatcher:
             del self._runs[name]
             with self.lock:
                 self.stores.pop(name, None)
+                self.generation += 1
             log.info("run %s was deleted; dropped it", name)
 
     def _read_run(self, name):
@@ -174,6 +177,7 @@ class LogdirWatcher:
         """Store one batch; the store isolates values, so a failure here is a bug: say so."""
         try:
             with self.lock:
+                self.generation += 1
                 run.store.ingest(batch)
         except Exception as exc:
             run.failures.note("batch not stored", "%d records of %s before offset %d could not "

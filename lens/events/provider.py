@@ -48,6 +48,7 @@ class DataProvider(PluginDataMixin):
         self._lock = self._watcher.lock
         self._thread = None
         self._stop = threading.Event()
+        self._tag_lists = {}  # plugin -> (watcher generation, list_tags answer)
 
     def reload(self):
         """One incremental pass: find new runs and files, read bytes appended since last pass."""
@@ -124,29 +125,39 @@ class DataProvider(PluginDataMixin):
         kinds = {"scalars", "histograms", "distributions", "images", "audio", "text"}
         if plugin not in kinds:
             raise NotFound("unknown plugin %r; expected one of %s" % (plugin, ", ".join(sorted(kinds))))
-        out = {}
         with self._lock:
-            for run, store in sorted(self._watcher.stores.items()):
-                if plugin == "scalars":
-                    tags = [t for t, s in store.scalars.items()
-                            if s.simple or store.plugin_of(t) == "scalars"]
-                else:
-                    source = "histograms" if plugin == "distributions" else plugin
-                    tags = [t for (p, t) in store.blobs if p == source]
-                if not tags:
-                    continue
-                entry = out[run] = {}
-                for tag in sorted(tags):
-                    meta = store.metadata.get(tag)
-                    name = meta.display_name if meta is not None else ""
-                    if plugin == "scalars" and store.scalars[tag].simple:
-                        name = name or tag  # TensorBoard names a simple_value tag by its tag
-                    info = {"displayName": name,
-                            "description": meta.summary_description if meta is not None else ""}
-                    if plugin in ("images", "audio"):
-                        items = store.blobs[(plugin, tag)].items
-                        info["samples"] = max((len(it[2]) for it in items), default=0)
-                    entry[tag] = info
+            # Pages and loaders ask often, thousands of tags: reuse the answer until data moves.
+            generation, made = self._tag_lists.get(plugin, (None, None))
+            if generation != self._watcher.generation:
+                made = self._tag_list(plugin)
+                self._tag_lists[plugin] = (self._watcher.generation, made)
+            return {run: {tag: dict(info) for tag, info in tags.items()}
+                    for run, tags in made.items()}
+
+    def _tag_list(self, plugin):
+        """list_tags made afresh (the caller holds the lock)."""
+        out = {}
+        for run, store in sorted(self._watcher.stores.items()):
+            if plugin == "scalars":
+                tags = [t for t, s in store.scalars.items()
+                        if s.simple or store.plugin_of(t) == "scalars"]
+            else:
+                source = "histograms" if plugin == "distributions" else plugin
+                tags = [t for (p, t) in store.blobs if p == source]
+            if not tags:
+                continue
+            entry = out[run] = {}
+            for tag in sorted(tags):
+                meta = store.metadata.get(tag)
+                name = meta.display_name if meta is not None else ""
+                if plugin == "scalars" and store.scalars[tag].simple:
+                    name = name or tag  # TensorBoard names a simple_value tag by its tag
+                info = {"displayName": name,
+                        "description": meta.summary_description if meta is not None else ""}
+                if plugin in ("images", "audio"):
+                    items = store.blobs[(plugin, tag)].items
+                    info["samples"] = max((len(it[2]) for it in items), default=0)
+                entry[tag] = info
         return out
 
     def scalars(self, run, tag, max_points=None, step_range=None):
