@@ -3,9 +3,14 @@ max_pool 2x2, conv 5x5x64 + relu, max_pool, dense 1024 + relu, dropout 0.4, dens
 softmax cross entropy; Adam 1e-4; batch 64, about 5.3 GFLOP): lens vs TensorFlow, measured
 (bench/peers.py runs the same graph in TensorFlow).
 
-`python -m bench.bench_mnist --profile` prints lens's slowest ops from FULL_TRACE step stats.
+`python -m bench.bench_mnist --profile` prints lens's slowest kernel calls of the plain plan (the
+one the row times: fused chains, one BLAS thread, intra-op helpers), wall and CPU time, then the
+slowest ops from FULL_TRACE step stats (one call per op).
 """
+import os
+import re
 import sys
+import time
 
 from bench import peers
 from bench.peer_tf import mnist_graph
@@ -36,10 +41,60 @@ def run(quick=False):
         peer.close()
     lens_ms = lens_s * 1e3
     tf_ms = peer.missing or tf_s * 1e3
+    c0, t0 = time.process_time(), time.perf_counter()
+    for _ in range(number):
+        sess.run([train, loss], feed)
+    cpu = "lens cpu %.0f ms/step (%.2f cores), load %.1f" % (
+        (time.process_time() - c0) / number * 1e3, (time.process_time() - c0) / (time.perf_counter() - t0),
+        os.getloadavg()[0])
     return [{"name": "MNIST convnet Adam step, b=%d" % batch, "lens": lens_ms, "other": tf_ms,
              "other_name": peers.tf_name(), "unit": "ms/step",
-             "note": "loss falls %.3f -> %.3f; goal <= 1.0x" % (losses[0], losses[-1])
+             "note": "loss falls %.3f -> %.3f; goal <= 1.0x; %s" % (losses[0], losses[-1], cpu)
              if losses[-1] < losses[0] else "LOSS DID NOT FALL %s" % losses}]
+
+
+def profile_plan(steps=20, top=15):
+    """Wall and CPU (all threads) time per kernel call of the plain plan, slowest first; a fused
+    call is named after the ops it runs."""
+    from lens.client import plan as plan_mod
+    sess, train, loss, feed = lens_graph(64)
+    sess.run([train, loss], feed)
+    plan = next(c.plan for c in sess._plain_runs.values() if train in c.plan.ops)
+    env, totals, labels = plan.globals, {}, {}
+    lines = plan.source.splitlines()
+    for no, op in plan.line_ops.items():
+        m = re.search(r"= (k\d+)\(", lines[no - 1])
+        if m:
+            k = env[m.group(1)]
+            labels[m.group(1)] = ("+".join(o.type for o in k.members) + " " + op.name
+                                  if isinstance(k, plan_mod._Fused) else "%s (%s)" % (op.name, op.type))
+
+    def timed(name, fn):
+        def call(*args):
+            t0, c0 = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args)
+            finally:
+                w, c = totals.get(name, (0.0, 0.0))
+                totals[name] = (w + time.perf_counter() - t0, c + time.process_time() - c0)
+        return call
+    originals = {k: env[k] for k in labels}
+    for k in labels:
+        env[k] = timed(k, originals[k])
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(steps):
+            sess.run([train, loss], feed)
+        wall, cpu = (time.perf_counter() - t0) / steps, (time.process_time() - c0) / steps
+    finally:
+        env.update(originals)
+    rows = sorted(totals.items(), key=lambda kv: -kv[1][1])
+    print("%8s %8s  %s" % ("wall ms", "cpu ms", "kernel call of the plain plan (per step)"))
+    for k, (w, c) in rows[:top]:
+        print("%8.2f %8.2f  %s" % (w / steps * 1e3, c / steps * 1e3, labels[k]))
+    print("%8.2f %8.2f  all %d calls; whole step %.2f ms wall, %.2f ms cpu; load %.1f" % (
+        sum(w for w, _ in totals.values()) / steps * 1e3, sum(c for _, c in totals.values()) / steps * 1e3,
+        len(rows), wall * 1e3, cpu * 1e3, os.getloadavg()[0]))
 
 
 def profile(steps=10, top=15):
@@ -65,6 +120,8 @@ def profile(steps=10, top=15):
 
 if __name__ == "__main__":
     if "--profile" in sys.argv:
+        profile_plan()
+        print()
         profile()
     else:
         from bench.run import format_table
