@@ -263,8 +263,8 @@ def add_bias_inplace(a2, bias):
 def conv2d(x, f, geo, out=None, bias=None, relu=False):
     """Forward convolution: x (N,H,W,C), f (KH,KW,C,O) -> (N,OH,OW,O) (into out when given).
 
-    With a bias (O,) and/or relu, each block gets them added in place right after its GEMM, while
-    it is still in the cache (a fused Conv2D + BiasAdd + Relu chain).
+    With a bias (O,) and/or relu, each chunk of blocks gets them added in place right after its
+    GEMMs, while it is still in the cache (a fused Conv2D + BiasAdd + Relu chain).
     """
     n, o = x.shape[0], f.shape[3]
     f2 = f.reshape(-1, o)
@@ -274,13 +274,15 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
     per = -(-len(blocks) // INTRA_CHUNKS) if blocks else 1
 
     def chunk(i):   # blocks write disjoint slices of out: any thread may run any of them
-        for b in blocks[i * per:(i + 1) * per]:
-            block = out[b].reshape(-1, o)
-            np.matmul(_cols(x[b], geo), f2, out=block)
+        mine = blocks[i * per:(i + 1) * per]
+        for b in mine:
+            np.matmul(_cols(x[b], geo), f2, out=out[b].reshape(-1, o))
+        if bias is not None or relu:    # once per chunk: per block, the calls' overhead showed
+            span = out[mine[0].start:mine[-1].stop].reshape(-1, o)
             if bias is not None:
-                add_bias_inplace(block, bias)
+                add_bias_inplace(span, bias)
             if relu:
-                relu_into(block, block)
+                relu_into(span, span)
     intra_op.run_chunks(chunk, -(-len(blocks) // per))
     return out
 
