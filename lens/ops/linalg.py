@@ -4,7 +4,7 @@ import numpy as np
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.ops import intra_op
-from lens.ops.conv_np import Recycler
+from lens.ops.conv_np import Recycler, scratch
 from lens.ops.shapes import broadcast_shapes
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
@@ -47,11 +47,18 @@ INTRA_MIN_SLICE = 128       # rows or columns per slice, at least
 INTRA_MAX_SLICES = 8
 
 
+# A product of at most this many rows by a transposed matrix (a @ B.T, B C-ordered: the input
+# gradient of a dense layer) is made as (B @ a.T).T: OpenBLAS runs that shape faster, copy included.
+SWAP_MAX_ROWS = 64
+
+
 def _shared(a, b, out):
     """a @ b (2-D) into out (or a new array), in slices shared with the intra-op helper."""
     m, n = a.shape[0], b.shape[1]
     if out is None:
         out = np.empty((m, n), dtype=a.dtype)
+    if m <= SWAP_MAX_ROWS and b.flags.f_contiguous and not b.flags.c_contiguous and n >= 2 * INTRA_MIN_SLICE:
+        return _swapped(a, b.T, out)
     by_rows = m >= 2 * INTRA_MIN_SLICE or m >= n
     size = m if by_rows else n
     count = max(1, min(INTRA_MAX_SLICES, size // INTRA_MIN_SLICE))
@@ -64,6 +71,21 @@ def _shared(a, b, out):
             np.matmul(a[lo:hi], b, out=out[lo:hi])
         else:
             np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+    intra_op.run_chunks(one, count)
+    return out
+
+
+def _swapped(a, bt, out):
+    """out = a @ bt.T as (bt @ a.T).T, by slices of bt's rows (out's columns)."""
+    n = bt.shape[0]
+    count = max(1, min(INTRA_MAX_SLICES, n // INTRA_MIN_SLICE))
+    bounds = [(n * i // count) // 16 * 16 for i in range(count)] + [n]
+    at = a.T
+
+    def one(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        part = np.matmul(bt[lo:hi], at, out=scratch("matmul_swapped", (hi - lo, a.shape[0]), a.dtype))
+        np.copyto(out[:, lo:hi], part.T)
     intra_op.run_chunks(one, count)
     return out
 

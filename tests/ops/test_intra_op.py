@@ -103,9 +103,10 @@ def test_conv_kernels_identical_with_and_without_helpers(c, monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matmul_slices_same_with_and_without_helper_and_close_to_one_product(dtype, monkeypatch):
     rng = np.random.default_rng(1)
-    for m, k, n in [(64, 3136, 1024), (3136, 64, 1024), (37, 1000, 300), (64, 1024, 1000), (300, 700, 5)]:
+    for m, k, n, tb in [(64, 3136, 1024, False), (3136, 64, 1024, False), (37, 1000, 300, False),
+                        (64, 1024, 1000, False), (300, 700, 5, False), (64, 1024, 3136, True), (7, 900, 1000, True)]:
         a = rng.random((m, k)).astype(dtype)
-        b = rng.random((k, n)).astype(dtype)
+        b = rng.random((n, k)).astype(dtype).T if tb else rng.random((k, n)).astype(dtype)
         alone = linalg._shared(a, b, None)
         monkeypatch.setattr(intra_op, "_machine_has_room", lambda: True)
         intra_op.enter()
