@@ -117,6 +117,7 @@
     S.h = null;
     S.nodes = {};
     S.loaded = new Set();
+    S.inflight = new Map();   // scope -> the request fetching its children
     S.whole = false;
     S.expanded = new Set([""]);
     S.layouts = new Map();
@@ -202,7 +203,7 @@
   function mount(container, ctx) {
     const S = { ctx: ctx, container: container, info: {}, run: ctx.getState("graph.run") || null,
       statsTag: ctx.getState("graph.session") || "", colorBy: ctx.getState("graph.color") || "structure",
-      h: null, nodes: {}, loaded: new Set(), expanded: new Set([""]), layouts: new Map(), selected: null,
+      h: null, nodes: {}, loaded: new Set(), inflight: new Map(), expanded: new Set([""]), layouts: new Map(), selected: null,
       trace: null, stats: null, view: { x: 0, y: 0, k: 1 }, pos: {}, upload: null,
       restoreNode: ctx.getState("graph.node") || null };
     G.current = S;

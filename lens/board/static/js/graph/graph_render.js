@@ -325,6 +325,7 @@
     applyView(S);
     G.updateLegend(S);
     S.svg.setAttribute("data-drawn", String(Date.now()));
+    setTimeout(function () { G.prefetchDrawn(S); }, 0);  // after this drawing is painted
   };
 
   // ---- export --------------------------------------------------------------------------

@@ -6,6 +6,8 @@
   "use strict";
   const G = window.lensGraph;
   const ROUTE = "/data/plugin/graphs/hierarchy";
+  const PREFETCH_SCOPES = 200;      // scopes asked for in one prefetch request, at most
+  const PREFETCH_CHILDREN = 5000;   // and their children, at most
 
   // Add a response's nodes, filling in what the route leaves out of op nodes. Nodes already
   // held stay as they are (the user may have moved one out of the main graph). A whole
@@ -44,15 +46,43 @@
     return series || p;
   };
 
-  // Fetch a scope's children once; resolves when they are in S.nodes.
-  G.loadScope = function (S, path) {
-    if (S.loaded.has(path)) return Promise.resolve(true);
+  // Ask for the children of several scopes in one request; resolves true once they are held
+  // (false when another graph was opened meanwhile).
+  function fetchScopes(S, paths) {
     const h = S.h;
-    return S.ctx.fetchJSON(ROUTE, G.graphQuery(S, { scope: path })).then(function (res) {
-      if (S.h !== h) return false;  // another graph was opened meanwhile
+    const query = new URLSearchParams(G.graphQuery(S));
+    paths.forEach(function (p) { query.append("scope", p); });
+    const asked = S.ctx.fetchJSON(ROUTE, query).then(function (res) {
+      if (S.h !== h) return false;
       G.mergeNodes(S, res);
       return true;
     });
+    paths.forEach(function (p) { S.inflight.set(p, asked); });
+    const done = function () { paths.forEach(function (p) { S.inflight.delete(p); }); };
+    asked.then(done, done);
+    return asked;
+  }
+
+  // Fetch a scope's children once; resolves when they are in S.nodes.
+  G.loadScope = function (S, path) {
+    if (S.loaded.has(path)) return Promise.resolve(true);
+    return S.inflight.get(path) || fetchScopes(S, [path]);
+  };
+
+  // After a drawing, fetch the children of the collapsed scopes it shows (a bounded number),
+  // so that expanding one draws at once instead of waiting for the server.
+  G.prefetchDrawn = function (S) {
+    if (S.whole || !S.h) return;
+    const want = [];
+    let children = 0;
+    Object.keys(S.pos).forEach(function (p) {
+      const n = S.nodes[p];
+      if (!n || !G.isGroup(n) || S.loaded.has(p) || S.inflight.has(p)) return;
+      if (want.length >= PREFETCH_SCOPES || children + n.children.length > PREFETCH_CHILDREN) return;
+      children += n.children.length;
+      want.push(p);
+    });
+    if (want.length) fetchScopes(S, want).catch(function () {});  // expanding asks again
   };
 
   // True when every scope enclosing path has its children held, so it can be drawn.
