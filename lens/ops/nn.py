@@ -80,10 +80,10 @@ def _relu_grad_make(op, ctx):
 
 def _writable_float(x):
     """True for an array a kernel given it by the plan may overwrite with a float result."""
-    return type(x) is np.ndarray and x.dtype in _RELU_FLOATS and x.flags.writeable and x.flags.c_contiguous
+    return type(x) is np.ndarray and x.dtype in _FLOAT_DTYPES and x.flags.writeable and x.flags.c_contiguous
 
 
-_RELU_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _relu_inplace(op, ctx, donated):
@@ -426,11 +426,27 @@ def _is_zero(t):
 
 
 def _xent_np(x, labels):
+    if type(x) is np.ndarray and type(labels) is np.ndarray and x.dtype in _FLOAT_DTYPES \
+            and labels.dtype == x.dtype and x.ndim == 2 and labels.shape == x.shape and x.shape[1]:
+        return _xent_rows(x, labels)
     x = np.asarray(x)
     z = x - np.max(x, axis=-1, keepdims=True)   # stable: exp(z) <= 1 and the sum is >= 1
     logp = z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True))
     loss = -np.sum(labels * logp, axis=-1)
     return loss.astype(x.dtype, copy=False), (np.exp(logp) - labels).astype(x.dtype, copy=False)
+
+
+def _xent_rows(x, labels):
+    """TF's kernel: e = exp(x - max), loss = sum(labels * (log(sum e) - (x - max))),
+    backprop = e / sum e - labels; each temporary written in place."""
+    z = x - x.max(-1, keepdims=True)
+    e = np.exp(z)
+    total = np.add.reduce(e, axis=-1, keepdims=True)
+    np.subtract(np.log(total), z, out=z)
+    np.multiply(z, labels, out=z)
+    e /= total
+    e -= labels
+    return np.add.reduce(z, axis=-1), e
 
 
 def _xent_shape(op):

@@ -49,11 +49,9 @@ def _make_reduce(np_fn, out_dtype=None):
             return run
 
         def run_dyn(x, a):
+            ax = tuple(a.tolist()) if type(a) is np.ndarray and a.ndim == 1 else tuple(np.ravel(a).tolist())
             # No axes (a broadcasting gradient where nothing was broadcast): TF forwards the input.
-            if type(x) is np.ndarray and not np.size(a):
-                r = x
-            else:
-                r = np_fn(x, axis=tuple(np.ravel(a).tolist()), keepdims=keep)
+            r = x if not ax and type(x) is np.ndarray else np_fn(x, axis=ax, keepdims=keep)
             return r if cast_to is None else np.asarray(r, dtype=cast_to)
         return run_dyn
     return make
@@ -211,7 +209,19 @@ _TF_ORDER_MAX = 1 << 16  # beyond this TF splits the work across threads; NumPy'
 
 
 register_op("Sum", make=_make_reduce(_tf_order_sum), shape=_reduce_shape, grad=_sum_grad)
-register_op("Mean", make=_make_reduce(_typed(np.mean)), shape=_reduce_shape, grad=_mean_grad)
+def _mean(x, axis, keepdims):
+    """np.mean's values (float sums in the input's dtype, divided in float64) without its wrappers."""
+    if type(x) is np.ndarray and x.dtype in _FLOAT_DTYPES and x.size:
+        total = np.add.reduce(x, axis=axis, keepdims=keepdims)
+        count = np.float64(x.size // max(np.size(total), 1))
+        return np.asarray(np.true_divide(total, count)).astype(x.dtype, copy=False)
+    return _typed(np.mean)(x, axis, keepdims)
+
+
+_FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+register_op("Mean", make=_make_reduce(_mean), shape=_reduce_shape, grad=_mean_grad)
 register_op("Max", make=_make_reduce(np.max), shape=_reduce_shape, grad=_minmax_grad)
 register_op("Min", make=_make_reduce(np.min), shape=_reduce_shape, grad=_minmax_grad)
 register_op("Prod", make=_make_reduce(_typed(np.prod)), shape=_reduce_shape, grad=_prod_grad)
