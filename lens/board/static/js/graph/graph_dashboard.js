@@ -134,9 +134,13 @@
     const run = S.run;
     setStatus(S, "Loading graph of " + (S.upload ? S.upload.name : run) + "…");
     // Only the root's children: a scope's own come when it is first expanded (graph_scopes.js).
-    const early = S.early.root && S.early.run === run && !S.upload ? S.early.root : null;
+    const ask = function () {
+      return S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", G.graphQuery(S, { scope: "" }));
+    };
+    const early = S.early.root && !S.upload ? S.early.root : null;
     S.early.root = null;
-    return (early || S.ctx.fetchJSON("/data/plugin/graphs/hierarchy", G.graphQuery(S, { scope: "" })))
+    const asked = early ? early.then(function (r) { return r && r.run === run ? r.h : ask(); }, ask) : ask();
+    return asked
       .then(function (h) {
         if (S.run !== run) return;  // the user picked another run meanwhile
         S.h = h;
@@ -223,8 +227,16 @@
     // Ask for the runs and the URL's run's root scope while the parts load (errors surface
     // when they are used).
     const early = function (p) { p.catch(function () {}); return p; };
-    S.early = { run: S.run, info: early(ctx.fetchJSON("/data/plugin/graphs/info", {})),
-      root: S.run ? early(ctx.fetchJSON("/data/plugin/graphs/hierarchy", { run: S.run, scope: "" })) : null };
+    const info = early(ctx.fetchJSON("/data/plugin/graphs/info", {}));
+    const wanted = S.run;
+    S.early = { info: info, root: early(info.then(function (runs) {
+      // The run fillRuns will pick: the URL's when it has a graph, else the first.
+      const names = Object.keys(runs).sort();
+      const run = names.indexOf(wanted) >= 0 ? wanted : names[0];
+      if (run === undefined) return null;
+      return ctx.fetchJSON("/data/plugin/graphs/hierarchy", { run: run, scope: "" })
+        .then(function (h) { return { run: run, h: h }; });
+    })) };
     S.ready = loadParts().then(function () {
       G.installStyle();
       G.initSvg(S);
