@@ -80,6 +80,8 @@ def _add_inplace(op, ctx, donated):
     """Add writing into a donated input that already has the sum's shape and dtype (a layer's
     `x @ w + b` into the product), as TF forwards a buffer nobody else holds."""
     plain = _add_make(op, ctx)
+    if plain is np.add:     # small for sure: a fresh result costs less than the checks
+        return plain
     ndarray, add = np.ndarray, np.add
     first, second = 0 in donated, 1 in donated
 
