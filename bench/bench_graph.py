@@ -112,6 +112,32 @@ def _median(values):
     return ordered[len(ordered) // 2]
 
 
+def _full_board(graph, opens):
+    """The real board over a logdir holding graph: seconds to open its Graphs tab, per open."""
+    import tempfile
+
+    from lens.board.app import create_app
+    from lens.events.writer import FileWriter
+    from tests.board.graph_server import chromium_page, serve
+
+    with tempfile.TemporaryDirectory() as root:
+        writer = FileWriter(os.path.join(root, "run1"), graph_def=graph)
+        writer.close()
+        app = create_app(root, reload_interval=0)
+        provider = app.config["LENS_PROVIDER"]
+        try:
+            _wait_for_warm_up(app)
+            times = []
+            with serve(app) as base, chromium_page() as page:
+                page.goto(f"{base}/data/plugin/graphs/info")
+                for _ in range(opens):
+                    times.append(_open_and_expand(page, f"{base}/#tab=graphs", [])[0])
+                assert not page.js_errors, page.js_errors
+        finally:
+            provider.stop()
+    return times
+
+
 def run_scoped(quick=False):
     """Rows for a 50k-op graph of 100 scopes of 500 ops: open collapsed, double-click scopes."""
     from lens.proto import graph_pb2
@@ -141,6 +167,7 @@ def run_scoped(quick=False):
         app.extensions["lens_graph_models"].clear()     # the page's request builds it
         cold, _ = _open_and_expand(page, url, [])
         assert not page.js_errors, page.js_errors
+    board = _full_board(graph, 2 if quick else 5)
     label = f"{n_ops // 1000}k ops ({scopes} scopes of 500)"
     spread = lambda v: f"median of {len(v)}, {min(v):.2f}-{max(v):.2f} s; load avg {load:.1f}"
     other = {"other": None, "other_name": "TensorBoard (not driven here)", "unit": "s"}
@@ -151,6 +178,9 @@ def run_scoped(quick=False):
              note=f"expands {series} ({scopes} blocks); {spread(tops)}; goal < 0.5 s"),
         dict(name=f"graph double-click a block, {label}", lens=_median(blocks), **other,
              note=f"then expands {inner} (500 ops); {spread(blocks)}; goal < 0.5 s"),
+        dict(name=f"graph tab open in the whole board, {label}", lens=_median(board), **other,
+             note=f"lens board over a logdir, /#tab=graphs: every dashboard's scripts load "
+                  f"first; {spread(board)}"),
         dict(name=f"graph page open, {label}, cold", lens=cold, **other,
              note="cache emptied: the page's first request builds the hierarchy"),
         dict(name=f"graph hierarchy warm-up at load, {label}", lens=warm_up, other=None,
@@ -188,6 +218,11 @@ def run_10k(quick=False):
         resp = client.get("/data/plugin/graphs/hierarchy?run=big")
         lens_route = time.perf_counter() - start
         assert resp.status_code == 200, resp.get_data(as_text=True)
+        app.extensions["lens_graph_models"].clear()
+        start = time.perf_counter()
+        root = client.get("/data/plugin/graphs/hierarchy?run=big&scope=")
+        root_route = time.perf_counter() - start
+        assert root.status_code == 200, root.get_data(as_text=True)
         app.extensions["lens_graph_models"].clear()   # the page's open must build it cold
         page.goto("about:blank")
         cold = _page_open_seconds(url, page)
@@ -214,6 +249,11 @@ def run_10k(quick=False):
                  "other_name": "TensorBoard graph route (prepare_graph_for_ui + pbtxt)",
                  "unit": "s", "note": f"lens builds the full hierarchy ({size_mb:.1f} MB JSON); "
                                       "TB then parses pbtxt and builds it in the browser"})
+    rows.append({"name": f"graph route, root scope, {n_ops} ops", "lens": root_route,
+                 "other": tb_route, "other_name": "TensorBoard graph route (prepare_graph_for_ui "
+                 "+ pbtxt)", "unit": "s",
+                 "note": f"what the page asks first: build + the root's part "
+                         f"({len(root.get_data()) / 1e3:.0f} kB JSON)"})
     return rows
 
 

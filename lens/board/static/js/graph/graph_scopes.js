@@ -57,8 +57,9 @@
       G.mergeNodes(S, res);
       return true;
     });
-    paths.forEach(function (p) { S.inflight.set(p, asked); });
-    const done = function () { paths.forEach(function (p) { S.inflight.delete(p); }); };
+    const inflight = S.inflight;  // this graph's (opening another one starts a new map)
+    paths.forEach(function (p) { inflight.set(p, asked); });
+    const done = function () { paths.forEach(function (p) { inflight.delete(p); }); };
     asked.then(done, done);
     return asked;
   }
