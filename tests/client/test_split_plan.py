@@ -43,7 +43,7 @@ def test_a_convnet_step_runs_in_order_and_matches_one_thread(monkeypatch):
     out = _steps(*split)
     plan = _plan_of(split[0], split[1])
     assert type(plan) is Plan and plan.fn.__wrapped__ is not None
-    alone = _steps(*_convnet(tf.ConfigProto(inter_op_parallelism_threads=1)))
+    alone = _steps(*_convnet(tf.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1)))
     for a, b in zip(out, alone):
         np.testing.assert_array_equal(a, b)
     assert out[2] < out[0]

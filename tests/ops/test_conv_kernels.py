@@ -24,6 +24,7 @@ def blocks(request, monkeypatch):
     if request.param == "one image per block":
         monkeypatch.setattr(K, "CACHE_BLOCK_BYTES", 1)
         monkeypatch.setattr(PK, "BLOCK_BYTES", 1)
+        monkeypatch.setattr(K, "GEMM_BLOCK_BYTES", 1)
     return request.param
 
 
