@@ -127,12 +127,17 @@ def _get_helper():
     return _helper
 
 
-def run_chunks(fn, count):
+def run_chunks(fn, count, share=True):
     """fn(i) for i in range(count), shared with the helper thread when one is free; returns the
     results in chunk order. The first exception (in chunk order of discovery) is raised after
-    every started chunk has finished."""
+    every started chunk has finished.
+
+    share=False runs every chunk here: for chunks made of many short NumPy passes (elementwise,
+    memory-bound work), which measured slower on two threads than on one - each pass hands the
+    GIL back and forth between the threads, and both wait on the same memory. Chunks of big
+    GEMMs (BLAS runs seconds of work per GIL release) are what gains from a second core."""
     results = [None] * count
-    if count < 2 or not helpers_available() or not _helper_lock.acquire(blocking=False):
+    if count < 2 or not share or not helpers_available() or not _helper_lock.acquire(blocking=False):
         for i in range(count):
             results[i] = fn(i)
         return results

@@ -9,7 +9,7 @@ from lens.ops import intra_op
 from lens.ops.conv_np import CACHE_BLOCK_BYTES, col2im, pad, scratch, windows
 
 
-MIN_BLOCKS = 8      # a big batch goes in at least this many blocks, which an intra-op helper may share
+MIN_BLOCKS = 8      # a big batch goes in at least this many blocks (cache-sized, fixed by shape)
 
 
 def _lowest(dtype):
@@ -49,9 +49,9 @@ def max_pool(x, geo, out=None):
         out = np.empty((n,) + geo.out_hw + (x.shape[3],), dtype=x.dtype)
     step = -(-n // MIN_BLOCKS)
     starts = range(0, n, step)
-    # Images in blocks an intra-op helper may share (each block writes its own images of out).
+    # Images in blocks (elementwise passes: kept on this thread, see intra_op.run_chunks).
     intra_op.run_chunks(lambda i: max_pool_padded(xp[starts[i]:starts[i] + step], geo,
-                                                  out[starts[i]:starts[i] + step]), len(starts))
+                                                  out[starts[i]:starts[i] + step]), len(starts), share=False)
     return out
 
 
@@ -140,7 +140,7 @@ def max_pool_grad(x, g, geo, out=None, relu=False, y=None):
         s = starts[i]
         _max_pool_grad_block(x[s:s + step], g[s:s + step], geo, out[s:s + step], relu,
                              None if y is None else y[s:s + step])
-    intra_op.run_chunks(block, len(starts))
+    intra_op.run_chunks(block, len(starts), share=False)
     return out
 
 

@@ -53,8 +53,10 @@ def _adadelta(attrs, var, accum, accum_update, lr, rho, epsilon, grad):
 
 
 # Adam on big variables runs in slices of this many elements: each slice's passes (moments, step)
-# then read the slice from the core's cache instead of memory, and temporaries stay small.
-ADAM_BLOCK = 1 << 15
+# then read the slice from the cache instead of memory, and temporaries stay small. Slices of
+# 128K (a few MiB of working set, in the last-level cache) measured fastest shared between two
+# threads: fewer NumPy calls, so the threads hand the GIL over less often than with 32K.
+ADAM_BLOCK = 1 << 17
 
 
 def _adam_blocked(var, m, v, alpha, one_b1, one_b2, epsilon, grad):

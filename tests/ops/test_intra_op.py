@@ -201,3 +201,8 @@ def test_room_follows_the_run_queue_within_a_few_samples(others, room, monkeypat
 def test_run_queue_reading_counts_others_only():
     n = intra_op._runnable_now()
     assert n is None or n >= 0
+
+
+def test_unshared_chunks_stay_on_the_calling_thread(helpers):
+    me = threading.current_thread().name
+    assert intra_op.run_chunks(lambda i: threading.current_thread().name, 8, share=False) == [me] * 8
