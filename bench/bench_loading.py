@@ -5,11 +5,18 @@ quick mode 2x2x2000). Override with LENS_BENCH_LOADING="4x5x50000,..." or on the
     python -m bench.bench_loading 4x5x50000
 """
 
+import json
 import os
+import resource
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 from bench.loading_data import logdir as cached_logdir, total_bytes
 
@@ -29,6 +36,134 @@ for run, tags in p.list_tags("scalars").items():
 import resource
 print(total, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url):
+    """(status, headers, body) of one GET, or (None, {}, b'') while the server is not up."""
+    try:
+        with urllib.request.urlopen(url, timeout=600) as res:
+            return res.status, dict(res.headers), res.read()
+    except urllib.error.HTTPError as err:
+        return err.code, {}, b""
+    except OSError:
+        return None, {}, b""
+
+
+def _served(cmd, port, series, steps, points, timeout=600):
+    """Seconds from starting `cmd` (a board on `port`) until each of `series` scalar series
+    answers over HTTP with its last step: `points` 'all' (every point, lens), 'sample' (what
+    the server serves by default: TensorBoard's 1000) or N (?downsample=N, lens)."""
+    base = "http://127.0.0.1:%d/data/plugin/scalars/" % port
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu.ru_utime + cpu.ru_stime
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        done = set()
+        while len(done) < series:
+            if proc.poll() is not None or time.perf_counter() - start > timeout:
+                raise RuntimeError("%s stopped or timed out" % cmd[:3])
+            status, _, body = _get(base + "tags")
+            listing = json.loads(body) if status == 200 else {}
+            for run, tags in listing.items():
+                for tag in tags:
+                    if (run, tag) in done:
+                        continue
+                    query = {"run": run, "tag": tag}
+                    if points not in ("all", "sample"):
+                        query["downsample"] = points
+                    status, head, body = _get(base + "scalars?" + urllib.parse.urlencode(query))
+                    if status != 200 or len(body) < 4:
+                        continue
+                    rows = body.count(b"],[") + 1
+                    last = json.loads(body[body.rfind(b"[", 0, len(body) - 1):-1])
+                    full = rows == steps if points == "all" else rows <= (
+                        1000 if points == "sample" else int(points))
+                    if last[1] == steps - 1 and full:
+                        done.add((run, tag))
+            time.sleep(0.01)
+        return time.perf_counter() - start
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        _CPU.append(used.ru_utime + used.ru_stime - cpu)
+
+
+_CPU = []  # CPU seconds of each server measured by _served (to its end), newest last
+
+
+def _lens_board(root, series, steps, points):
+    """`lens board` on a fresh cache dir (what a first start does), served over HTTP."""
+    cache = tempfile.mkdtemp(prefix="lens-bench-cache-")
+    port = _free_port()
+    try:
+        return _served([sys.executable, "-m", "lens.board", "--logdir", root, "--port", str(port),
+                        "--reload_interval", "0", "--cache_dir", cache], port, series, steps,
+                       points)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _tensorboard(root, series, steps):
+    """TensorBoard with its Rust data server (--load_fast=true), or None when not installed."""
+    try:
+        from tensorboard.data import server_ingester
+        server_ingester.get_server_binary()
+    except Exception:  # no tensorboard, or no data server binary for this platform
+        return None
+    port = _free_port()
+    return _served([sys.executable, "-m", "tensorboard.main", "--logdir", root, "--port",
+                    str(port), "--host", "127.0.0.1", "--load_fast=true", "--reload_interval",
+                    "0"], port, series, steps, "sample")
+
+
+def _median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def _board_rows(spec, root, runs, tags, steps, repeats=3):
+    """Issue 19's rows: `lens board` from process start, 1000 points and every point of every
+    series over HTTP, against TensorBoard with its Rust data server (median of `repeats`)."""
+    series = runs * tags
+    cpu = {}
+
+    def measure(name, start):
+        del _CPU[:]
+        times = [start() for _ in range(repeats)]
+        cpu[name] = _median(_CPU) if _CPU else None
+        return None if None in times else _median(times)
+
+    _log("lens board, 1000 points per series (x%d)" % repeats)
+    small = measure("small", lambda: _lens_board(root, series, steps, "1000"))
+    _log("lens board, every point (x%d)" % repeats)
+    full = measure("full", lambda: _lens_board(root, series, steps, "all"))
+    _log("TensorBoard --load_fast=true (x%d)" % repeats)
+    peer = measure("peer", lambda: _tensorboard(root, series, steps))
+    spent = "; CPU s (server process, to its exit): lens %.2f / %.2f, TensorBoard %s" % (
+        cpu["small"], cpu["full"], "%.2f" % cpu["peer"] if cpu["peer"] is not None else "n/a")
+    note = "" if peer else "; TensorBoard's Rust data server not installed (n/a)"
+    return [
+        {"name": "lens board from start, 1000 points per series %s" % spec, "lens": small,
+         "other": peer, "other_name": "TensorBoard+Rust", "unit": "s",
+         "note": "process start until every series answers over HTTP (fresh cache dir); "
+                 "median of %d; goal <= 0.3x%s%s" % (repeats, note, spent)},
+        {"name": "lens board from start, every point %s" % spec, "lens": full,
+         "other": peer, "other_name": "TensorBoard+Rust (1000-point samples)", "unit": "s",
+         "note": "all %d points as JSON over HTTP; median of %d; goal <= 1.5 s (TensorBoard "
+                 "serves samples only)" % (series * steps, repeats)},
+    ]
 
 
 def _log(msg):
@@ -76,8 +211,9 @@ def _event_accumulator(run_dirs):
     return time.perf_counter() - start, total
 
 
-def _rustboard(root, expected, tags, steps, first_step=0):
-    """(seconds, peak RSS bytes) from starting RustBoard until every series is served in full,
+def _rustboard(root, expected, tags, steps, first_step=0, num_points=None, samples="all"):
+    """(seconds, peak RSS bytes) from starting RustBoard until every series is served (in full,
+    or its `num_points` sample with `samples` None: RustBoard's default reservoir of 1000),
     or None when the installed tensorboard-data-server has no binary."""
     try:
         import grpc
@@ -89,9 +225,9 @@ def _rustboard(root, expected, tags, steps, first_step=0):
     with tempfile.TemporaryDirectory() as tmp:
         port_file = os.path.join(tmp, "port")
         start = time.perf_counter()
+        flags = ["--samples-per-plugin", "scalars=" + samples] if samples else []
         proc = subprocess.Popen([binary.path, "--logdir", root, "--port", "0", "--port-file",
-                                 port_file, "--reload", "once", "--samples-per-plugin",
-                                 "scalars=all", "--die-after-stdin"],
+                                 port_file, "--reload", "once", *flags, "--die-after-stdin"],
                                 stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             while not (os.path.exists(port_file) and open(port_file).read().endswith("\n")):
@@ -105,11 +241,12 @@ def _rustboard(root, expected, tags, steps, first_step=0):
                 listing = stub.ListScalars(pb.ListScalarsRequest(
                     experiment_id="", plugin_filter=pb.PluginFilter(plugin_name="scalars")))
                 done = sum(1 for r in listing.runs for t in r.tags if t.metadata.max_step == want_max)
-                if done == expected // steps:
+                if done == expected // min(steps, num_points or steps):
                     got = 0
                     for r in listing.runs:
                         req = pb.ReadScalarsRequest(experiment_id="", downsample=pb.Downsample(
-                            num_points=steps + 1), plugin_filter=pb.PluginFilter(plugin_name="scalars"))
+                            num_points=num_points or steps + 1),
+                            plugin_filter=pb.PluginFilter(plugin_name="scalars"))
                         req.run_tag_filter.runs.names.append(r.run_name)
                         res = stub.ReadScalars(req)
                         got += sum(len(t.data.step) for rr in res.runs for t in rr.tags)
@@ -173,6 +310,8 @@ def bench_size(spec, quick=False):
                  ("" if rust else "; RustBoard binary not installed (n/a)")})
     rows.append({"name": "memory %s" % spec, "lens": held, "other": None, "other_name": "",
                  "unit": "bytes/scalar", "note": "series arrays; goal <= 32"})
+    if expected <= EA_FULL_LIMIT:  # issue 19's 1M-scalar rows
+        rows.extend(_board_rows(spec, root, runs, tags, steps))
     rows.append({"name": "peak RSS %s" % spec, "lens": e2e_rss / expected,
                  "other": rust[1] / expected if rust else None, "other_name": "RustBoard",
                  "unit": "bytes/scalar", "note": "whole process incl. interpreter and buffers"})
