@@ -8,6 +8,7 @@
   const ROUTE = "/data/plugin/graphs/hierarchy";
   const PREFETCH_SCOPES = 200;      // scopes asked for in one prefetch request, at most
   const PREFETCH_CHILDREN = 5000;   // and their children, at most
+  const PREFETCH_URL = 16000;       // characters of scope names in its URL, at most
 
   // Add a response's nodes, filling in what the route leaves out of op nodes. Nodes already
   // held stay as they are (the user may have moved one out of the main graph). A whole
@@ -75,12 +76,15 @@
   G.prefetchDrawn = function (S) {
     if (S.whole || !S.h) return;
     const want = [];
-    let children = 0;
+    let children = 0, chars = 0;
     Object.keys(S.pos).forEach(function (p) {
       const n = S.nodes[p];
       if (!n || !G.isGroup(n) || S.loaded.has(p) || S.inflight.has(p)) return;
-      if (want.length >= PREFETCH_SCOPES || children + n.children.length > PREFETCH_CHILDREN) return;
+      const size = encodeURIComponent(p).length + 7;   // "&scope=" and the name
+      if (want.length >= PREFETCH_SCOPES || children + n.children.length > PREFETCH_CHILDREN ||
+          chars + size > PREFETCH_URL) return;
       children += n.children.length;
+      chars += size;
       want.push(p);
     });
     if (want.length) fetchScopes(S, want).catch(function () {});  // expanding asks again
