@@ -2,15 +2,20 @@
 import itertools
 import random
 import sys
+import threading
+import time
 import uuid
+
+import numpy as np
 
 from lens.client.fetches import fetch_key
 from lens.client.partition import partition_graphs
 from lens.client.plan import prune
 from lens.client.session import _Feed, _FetchMapper, _fetched, register_target_runtime
-from lens.distributed import ray_env
+from lens.distributed import ray_env, stages
 from lens.distributed.cluster import ClusterSpec
 from lens.distributed.placement import ClusterPlacer
+from lens.distributed.stages import cluster_ranks, compilable, try_compile
 from lens.framework import errors, run_deadline
 from lens.framework.graph import Operation, Tensor
 from lens.framework.registry import get_op_def
@@ -40,6 +45,10 @@ class _DistRun:
         self.pieces, self.feeds, self.feed_keys, self.build = pieces, feeds, feed_keys, build
         self.fed = fed
         self.tensors = [e for e in elements if isinstance(e, Tensor)]
+        self.ranks = None           # cluster_ranks of its partitions
+        self.compilable = False     # whether its steps can run as a compiled graph (stages.py)
+        self.dag = None             # its CompiledStep, once compiled
+        self.compile_at = stages.HOT_RUNS  # the run (in a row) at which to compile it
 
 
 class ClusterRuntime:
@@ -65,6 +74,10 @@ class ClusterRuntime:
         self.closed = False
         self.last_timing = {}
         self.shipped = 0        # partitions registered on tasks (once per fetch/feed signature)
+        self._streak = (None, 0)    # (the last run's signature, how many runs in a row had it)
+        self._dag_run = None        # the run whose compiled graph holds the tasks now
+        self._dag_lock = threading.Lock()
+        self._last_step = time.monotonic()
 
     def placer(self):
         """Places ops on the cluster's devices; unpinned ops go to the target's task."""
@@ -74,6 +87,7 @@ class ClusterRuntime:
         if self.closed:
             return
         self.closed = True
+        self._drop_dag()
         for actor in self.actors.values():
             try:
                 actor.forget.remote(self.prefix)
@@ -88,6 +102,36 @@ class ClusterRuntime:
         if compiled is None:
             compiled = self.runs[key] = self._compile(fetches, feed_dict, trace)
         vals = [f.convert(feed_dict[k]) for f, k in zip(compiled.feeds, compiled.feed_keys)]
+        streak = self._streak[1] + 1 if self._streak[0] == key else 1
+        self._streak = (key, streak)
+        results = None
+        # One compiled step at a time (another thread's concurrent run takes the plain path).
+        if not run_deadline.active() and self._dag_lock.acquire(blocking=False):
+            try:
+                if self._compiled_step(compiled, streak):
+                    results = self._run_compiled(compiled, vals)
+            finally:
+                self._last_step = time.monotonic()
+                self._dag_lock.release()
+        if results is None:
+            results = self._run_plain(compiled, vals, options, trace)
+        # Per device: (seconds its partition ran, of which blocked receiving, and sending).
+        self.last_timing = {p.device: results[p][3] for p in compiled.pieces}
+        values = {}
+        for p in compiled.pieces:
+            values.update(zip(p.fetches, results[p][1]))
+        fed_at = {t: i for i, t in enumerate(compiled.fed)}
+        out = [vals[fed_at[t]] if t in fed_at else values[t] for t in compiled.tensors]
+        if trace and run_metadata is not None:
+            for p in compiled.pieces:
+                run_metadata.MergeFromString(results[p][2])
+            if options.output_partition_graphs:
+                for p in compiled.pieces:
+                    run_metadata.partition_graphs.add().CopyFrom(p.graph_def)
+        return compiled.build([_fetched(v) for v in out])
+
+    def _run_plain(self, compiled, vals, options, trace):
+        """One step as an actor call per task; transfers go task to task (outbox.py)."""
         step = random.getrandbits(62)
         timeout_ms = 0
         if run_deadline.active():
@@ -105,20 +149,81 @@ class ClusterRuntime:
         except KeyboardInterrupt:   # Ctrl-C in the client: the tasks drop the step too
             self._abort(refs.values(), step, "the client was interrupted")
             raise
-        # Per device: (seconds its partition ran, of which blocked receiving, and sending).
-        self.last_timing = {p.device: results[p][3] for p in compiled.pieces}
-        values = {}
-        for p in compiled.pieces:
-            values.update(zip(p.fetches, results[p][1]))
-        fed_at = {t: i for i, t in enumerate(compiled.fed)}
-        out = [vals[fed_at[t]] if t in fed_at else values[t] for t in compiled.tensors]
-        if trace and run_metadata is not None:
-            for p in compiled.pieces:
-                run_metadata.MergeFromString(results[p][2])
-            if options.output_partition_graphs:
-                for p in compiled.pieces:
-                    run_metadata.partition_graphs.add().CopyFrom(p.graph_def)
-        return compiled.build([_fetched(v) for v in out])
+        return results
+
+    # ---------------------------------------------------------------- compiled steps
+    def _compiled_step(self, compiled, streak):
+        """Whether this run goes through the plan's compiled graph (compiling it when it got hot)."""
+        if compiled.dag is not None:
+            return True
+        if not compiled.compilable or streak < compiled.compile_at or self.closed:
+            return False
+        self._drop_dag()    # a task runs one compiled graph at a time: the session's newest plan
+        ranks = compiled.ranks
+        try:
+            compiled.dag = try_compile(self.ray, compiled.pieces, [p.graph_def for p in compiled.pieces], ranks)
+        except Exception:  # noqa: BLE001 - a task died: the plain path reports it (UnavailableError)
+            compiled.dag = None
+        if compiled.dag is None:    # or another session's compiled graph holds a task: try later
+            compiled.compile_at = streak + 20 * stages.HOT_RUNS
+            return False
+        self._dag_run = compiled
+        threading.Thread(target=self._reap_idle_dag, args=(compiled.dag,), name="lens-dag-reaper",
+                         daemon=True).start()
+        return True
+
+    def _reap_idle_dag(self, dag):
+        """Tear the compiled graph down once the session leaves it idle: Ray's channel readers wait
+        by polling (sched_yield), so an idle compiled graph would keep every task's core busy."""
+        while self._dag_run is not None and self._dag_run.dag is dag:
+            time.sleep(stages.IDLE_S / 4)
+            idle = time.monotonic() - self._last_step > stages.IDLE_S
+            if idle and self._dag_lock.acquire(blocking=False):
+                try:
+                    if self._dag_run is not None and self._dag_run.dag is dag:
+                        self._dag_run.compile_at = self._streak[1] + stages.HOT_RUNS
+                        self._drop_dag()
+                finally:
+                    self._dag_lock.release()
+
+    def _drop_dag(self, failed=False):
+        run, self._dag_run = self._dag_run, None
+        if run is not None and failed:  # compile it again only after a while
+            run.compile_at = self._streak[1] + 20 * stages.HOT_RUNS
+        if run is not None and run.dag is not None:
+            dag, run.dag = run.dag, None
+            dag.teardown()
+
+    def _run_compiled(self, compiled, vals):
+        """One step through the plan's compiled graph; a failure tears it down (later runs recompile)."""
+        ray = self.ray
+        feeds = [[vals[i] for i in p.feed_slots] for p in compiled.pieces]
+        try:
+            outs = compiled.dag.execute(feeds)
+        except KeyboardInterrupt:   # Ctrl-C in the client: the tasks drop the step (teardown)
+            self._drop_dag()
+            raise
+        except ray.exceptions.RayActorError as e:
+            self._drop_dag(failed=True)
+            dead = [p.task for p in compiled.pieces if p.actor._actor_id.hex() == e.actor_id]
+            raise errors.UnavailableError(None, None, "Task %s is unavailable: its process (Ray actor) "
+                                          "died or cannot be reached (%s). Restart its tf.train.Server."
+                                          % (dead[0] if dead else "of the step", type(e).__name__)) from None
+        except Exception as e:  # noqa: BLE001 - a channel error: the graph was torn down meanwhile
+            self._drop_dag(failed=True)
+            if self.closed:
+                raise errors.CancelledError(None, None, "Session was closed while the step ran") from None
+            raise errors.UnavailableError(None, None, "The compiled step failed: %s: %s"
+                                          % (type(e).__name__, e)) from None
+        results = dict(zip(compiled.pieces, outs))
+        failed = [r for r in outs if r[0] == "error"]
+        if failed:  # the failure that started it, not the peers' cancellations it caused
+            first = [r for r in failed if r[1] != "CancelledError"] or failed
+            raise self._error(first[0])
+        for p in compiled.pieces:   # the channel's buffers are rewritten by the next step
+            results[p] = (results[p][0], [v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable
+                                          else v for v in results[p][1]]) + tuple(results[p][2:])
+        return results
 
     def _gather(self, refs, step, timeout_ms):
         """Each piece's result; the first failure aborts the step everywhere and is raised."""
@@ -194,6 +299,7 @@ class ClusterRuntime:
                     % (op.name, op._attrs["dtype"].name))
         device_of = sess._device_of
         graph_defs = partition_graphs(ops, device_of, {}, fed=fed_set, control_transfers=True)
+        ranks = cluster_ranks(graph_defs)
         pieces, pending = [], []
         plan_id = next(_plan_ids)
         for gd in graph_defs:
@@ -215,7 +321,7 @@ class ClusterRuntime:
             key = "%s%d" % (self.prefix, plan_id) + device
             pending.append(actor.register.remote(key, gd.SerializeToString(), feed_names,
                                                  [t.name for t in fetched], python_attrs,
-                                                 _op_modules(gd), trace))
+                                                 _op_modules(gd), trace, ranks[device]))
             task = ray_env.task_name(job, index)
             pieces.append(_Piece(device, task, actor, key, feed_slots, fetched, gd))
         for ref, piece in zip(pending, pieces):
@@ -224,7 +330,9 @@ class ClusterRuntime:
         # Steps submit first the partitions sending most to other tasks (a ps's weight reads):
         # the others wait on them, and each submission costs the client a fraction of a millisecond.
         pieces.sort(key=lambda p: -sum(nd.op == "_Send" for nd in p.graph_def.node))
-        return _DistRun(pieces, feeds, feed_keys, fed, mapper.elements, mapper.build)
+        run = _DistRun(pieces, feeds, feed_keys, fed, mapper.elements, mapper.build)
+        run.ranks, run.compilable = ranks, compilable(pieces, graph_defs, trace)
+        return run
 
     def _actor(self, job, index):
         handle = self.actors.get((job, index))

@@ -1,8 +1,10 @@
 """One task of a cluster as a Ray actor: its variables and resources, its partitions, its rendezvous."""
 import importlib
+import itertools
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -12,6 +14,7 @@ from lens.client.session import _Context
 from lens.client.tracing import _Recorder, fill_run_metadata
 from lens.distributed import ray_env
 from lens.distributed.cluster import ClusterSpec
+from lens.distributed.dag_step import DagStep
 from lens.distributed.outbox import Outbox, unbundle
 from lens.distributed.rendezvous import Rendezvous
 from lens.framework import errors, run_deadline
@@ -32,7 +35,7 @@ def _importable(gd):
     return gd
 
 
-def _sends_first(ops, fed):
+def _sends_first(ops, fed, ranks=None):
     """ops in an order whose plan sends each tensor as soon as it can and waits on a receive only
     when nothing else is left: ops needing k received tensors (transitively) run after those
     needing fewer, and a _Send goes before the other ops of its rank. Without this a task could
@@ -42,7 +45,10 @@ def _sends_first(ops, fed):
         r = max([rank.get(i._op, 0) for i in op._inputs] + [rank.get(c, 0) for c in op._control_inputs] + [0])
         rank[op] = r + (op._type == "_Recv" and not op._attrs.get("client_terminated"))
     at = {op: i for i, op in enumerate(ops)}
-    return sorted(ops, key=lambda op: (rank.get(op, 0), op._type != "_Send", at[op]))
+    # With the client's cluster-wide ranks (transfers crossed to reach an op, stages.py), an op
+    # of a later stage never runs before one of an earlier stage: a compiled step needs that.
+    ranks = ranks or {}
+    return sorted(ops, key=lambda op: (ranks.get(op.name, 0), rank.get(op, 0), op._type != "_Send", at[op]))
 
 
 class _Partition:
@@ -55,6 +61,8 @@ class _Partition:
         self.snapshot_sends = any(op._op_def.stateful and (op._op_def.handle_inputs or any(
             t._dtype.is_ref_dtype for t in op._inputs)) for op in plan.ops)
         self._device_of = lambda op: op._device   # imported ops keep their full device names
+        self.stages = None          # (send ranks, sends per rank, last rank) for compiled steps
+        self.dag_step = None        # the compiled step running now
 
 
 class TaskService:
@@ -74,12 +82,16 @@ class TaskService:
         self._stopped = threading.Event()
         self.outbox = Outbox(self._peer, lambda value: ray_env.ray_module().put(value))
         self.intra_op_threads = intra_op_threads    # the Server's ConfigProto: BLAS threads per kernel
+        self._claim_lock = threading.Lock()
+        self._claimed_by = None     # the client session whose compiled graph runs on this actor
+        self._dag_steps = itertools.count(-1, -1)   # local step ids (clients draw positive ones)
+        self._runner = None
 
     def describe(self):
         """(cluster as a dict, job, task index, process id)."""
         return self.cluster.as_dict(), self.job, self.index, os.getpid()
 
-    def register(self, key, graph_def, feed_names, fetch_names, private_attrs, modules, trace):
+    def register(self, key, graph_def, feed_names, fetch_names, private_attrs, modules, trace, stages=None):
         """Import and compile one partition once; runs then name it by key."""
         for name in modules:
             # The modules defining the partition's op types (as TF loads op libraries on a worker).
@@ -96,12 +108,15 @@ class TaskService:
         fed = [graph.get_tensor_by_name(n) for n in feed_names]
         # Every op of the partition runs, except the client's _Recv nodes whose values are fed.
         targets = [op for op in graph._ops if not (op._type == "_Recv" and op._attrs.get("client_terminated"))]
-        targets = _sends_first(targets, fed)
+        ranks = {_local_name(n): r for n, r in stages[0].items()} if stages else None
+        targets = _sends_first(targets, fed, ranks)
         targets += [graph.get_tensor_by_name(n) for n in fetch_names]
         plan = compile_plan(targets, fed, ctx, trace=trace)
         if self.intra_op_threads > 0:
             plan.fn = limit_blas(plan.fn, self.intra_op_threads)
-        self.partitions[key] = _Partition(graph, plan, trace)
+        part = self.partitions[key] = _Partition(graph, plan, trace)
+        if stages:
+            part.stages = stages[1:]
         return True
 
     def forget(self, prefix):
@@ -136,6 +151,7 @@ class TaskService:
         t0 = time.perf_counter()
         self._tls.waited = self._tls.sending = 0.0
         self._tls.snapshot = part.snapshot_sends
+        self._tls.copies = {}
         feeds = [v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v for v in feeds]
         if not part.trace:
             with np.errstate(all="ignore"):
@@ -164,8 +180,17 @@ class TaskService:
             return
         t0 = time.perf_counter()
         if self._tls.snapshot and isinstance(value, np.ndarray):
-            value = value.copy()
-        self.outbox.put(step, job, index, key, value)
+            # One copy per tensor and step, however many tasks receive it (a ps's weights).
+            # (The original stays referenced so that its id is not reused within the step.)
+            kept = self._tls.copies.get(id(value))
+            if kept is None or kept[0] is not value:
+                kept = self._tls.copies[id(value)] = (value, value.copy())
+            value = kept[1]
+        dag = getattr(self._tls, "dag", None)
+        if dag is not None:     # a compiled step: the stage of the send's rank carries it
+            dag.put(key, (job, index), value)
+        else:
+            self.outbox.put(step, job, index, key, value)
         self._tls.sending += time.perf_counter() - t0
 
     def receive(self, key):
@@ -188,6 +213,66 @@ class TaskService:
     def abort(self, step, message):
         """The client gave the step up: wake its receivers with CancelledError."""
         self.rendezvous.abort(step, errors.CancelledError(None, None, message))
+
+    # ---------------------------------------------------------------- compiled steps (stages.py)
+    def claim(self, owner):
+        """Reserve this actor for owner's compiled graph (Ray runs one per actor): True if it got it."""
+        with self._claim_lock:
+            if self._claimed_by in (None, owner):
+                self._claimed_by = owner
+                return True
+            return False
+
+    def release(self, owner, keys=()):
+        """owner's compiled graph is gone: free the actor and cancel its partitions' running steps."""
+        with self._claim_lock:
+            if self._claimed_by == owner:
+                self._claimed_by = None
+        for key in keys:
+            part = self.partitions.get(key)
+            if part is not None and part.dag_step is not None and part.dag_step.result is None:
+                why = "the compiled step was torn down"
+                self.abort(part.dag_step.step, why)
+                # Its stages return now, even while a kernel still blocks (a queue's dequeue):
+                # Ray's teardown waits for them.
+                part.dag_step.finish(("error", "CancelledError", why, None, self.name))
+
+    def stage(self, key, rank, first, *peers):
+        """Stage rank of partition key in a compiled step: rank 0 starts the partition with the feeds
+        in first; each stage delivers what the peers' stages of rank - 1 sent here and returns the
+        partition's sends of its rank: (ok, {(job, index): [(key, value)]}, the result or None). The
+        last stage also waits for the partition to end and returns its result."""
+        part = self.partitions[key]
+        send_rank, expected, last = part.stages
+        if rank == 0:
+            step = part.dag_step = DagStep(next(self._dag_steps), send_rank, expected)
+            if self._runner is None:
+                self._runner = ThreadPoolExecutor(max_workers=8, thread_name_prefix="lens-step")
+            self._runner.submit(self._run_dag_step, key, step, first)
+        else:
+            step = part.dag_step
+        me = (self.job, self.index)
+        failed = False
+        for ok, sends, _ in peers:
+            failed = failed or not ok
+            for k, value in sends.get(me, ()):
+                if isinstance(value, np.ndarray) and not value.flags.writeable:
+                    value = value.copy()    # a view of the channel's buffer, rewritten next step
+                self.rendezvous.deliver(step.step, k, value)
+        if failed:      # a peer's partition failed: this step's receivers here give up too
+            self.abort(step.step, "a peer task's partition failed")
+        ok, sends = step.sends(rank)
+        return ok, sends, step.done() if rank == last else None
+
+    def _run_dag_step(self, key, step, feeds):
+        self._tls.dag = step
+        try:
+            result = self.run(key, step.step, feeds, 0, b"")
+        except BaseException as e:  # noqa: BLE001 - the stages must learn the step ended
+            result = ("error", "InternalError", "%s: %s" % (type(e).__name__, e), None, self.name)
+        finally:
+            self._tls.dag = None
+        step.finish(result)
 
     def _peer(self, job, index):
         handle = self._peers.get((job, index))
