@@ -10,7 +10,9 @@ page then parses in JS).
 Rows, 50,000 ops in 100 scopes of 500 (issue 19's goal: < 1 s and < 0.5 s): from navigation
 start to the collapsed graph drawn and painted, then double-clicking a scope until it is drawn
 expanded (the top scope, the series of the 100 blocks; then one block inside it); medians of
-several page opens, timed inside the page (performance.now()).
+several page opens, timed inside the page (performance.now()). Then the same open in the whole
+board (`lens board` over a logdir, every dashboard's scripts), cold (the request builds the
+hierarchy) and the load-time warm-up.
 """
 
 import logging

@@ -62,6 +62,8 @@ def _prefixes(path):
 
 def parse_input(text):
     """(source op name, output slot, is_control) for a NodeDef input string."""
+    if ":" not in text and not text.startswith("^"):
+        return text, 0, False   # most inputs: a plain op name
     if text.startswith("^"):
         return text[1:], -1, True
     name, sep, slot = text.rpartition(":")

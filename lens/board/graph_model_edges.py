@@ -30,15 +30,19 @@ def aggregate(raw):
     a (or b) the edge really leaves (or reaches); they are empty when a (or b) is that op."""
     merged = {}
     for item in raw:
-        a, b, ctrl, dims = item[:4]
-        entry = merged.get((a, b))
-        if entry is None:
-            entry = merged[(a, b)] = [0, 0, [], True, set(), set()]
         if len(item) > 4:
-            if item[4] != a:
-                entry[4].add(item[4])
-            if item[5] != b:
-                entry[5].add(item[5])
+            a, b, ctrl, dims, src, dst = item
+        else:
+            a, b, ctrl, dims = item
+            src, dst = a, b
+        key = (a, b)
+        entry = merged.get(key)
+        if entry is None:
+            entry = merged[key] = [0, 0, [], True, set(), set()]
+        if src != a:
+            entry[4].add(src)
+        if dst != b:
+            entry[5].add(dst)
         if ctrl:
             entry[1] += 1
             continue
