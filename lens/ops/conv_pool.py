@@ -67,7 +67,8 @@ def _conv_blocks(x, f, b, cgeo, pgeo, cols, z):
     """cols (K, T*N*PH*PW) = im2col of x in pool-tap order, z (T*N*PH*PW, O) = cols.T @ f + b.
 
     Built a batch slice of one pool tap at a time, about CACHE_BLOCK_BYTES of columns, so the
-    GEMM and the bias read the block from the core's cache right after it was written.
+    GEMM and the bias read the block from the cache right after it was written; the slices
+    (disjoint parts of cols and z) are shared with the intra-op helper.
     """
     view = _pooled_windows(x, cgeo, pgeo)
     kh, kw, c, kph, kpw, n, ph, pw = view.shape
@@ -86,13 +87,14 @@ def _conv_blocks(x, f, b, cgeo, pgeo, cols, z):
         blk = z[lo:hi]
         np.matmul(cols[:, lo:hi].T, f2, out=blk)
         K.add_bias_inplace(blk, b)
-    intra_op.run_chunks(job, len(jobs), share=False)
+    intra_op.run_chunks(job, len(jobs))
 
 
-# Work of a block is cut into at least this many slices, in a fixed way (the values never depend
-# on which thread ran a slice). The forward's slices stay on one thread: short memory-bound
-# passes, measured slower when shared with an intra-op helper (see intra_op.run_chunks).
-MIN_SLICES = 16
+# Work of a block is cut into about this many slices, in a fixed way (the values never depend on
+# which thread ran a slice), which an intra-op helper may share. Few big slices: their passes are
+# memory-bound NumPy calls, and with 16 slices the two threads handed the GIL back and forth so
+# often that sharing was slower than one thread; with 4 it is faster (measured in the MNIST step).
+MIN_SLICES = 4
 
 
 def _ranges(rows, count):
@@ -133,7 +135,7 @@ def forward(x, f, b, cgeo, pgeo, keep):
             for t in range(2, taps):
                 np.maximum(out, zt[t, lo:hi], out=out)
         K.relu_into(out, out)     # max of relus == relu of the max, bit for bit
-    intra_op.run_chunks(pool, len(spans), share=False)
+    intra_op.run_chunks(pool, len(spans))
     return pooled, Saved(x, f.shape, cgeo, pgeo, cols, z, pooled)
 
 
@@ -182,7 +184,7 @@ def backward(saved, g, f_shape):
             prod = cols[:, a:e] @ d2[a:e]
             acc = prod if acc is None else np.add(acc, prod, out=acc)
         return acc
-    parts = intra_op.run_chunks(part, len(spans))     # measured faster shared, unlike the forward
+    parts = intra_op.run_chunks(part, len(spans))
     df = parts[0]
     for p in parts[1:]:     # in range order, whichever thread made each part
         df += p

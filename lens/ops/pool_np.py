@@ -9,7 +9,9 @@ from lens.ops import intra_op
 from lens.ops.conv_np import CACHE_BLOCK_BYTES, col2im, pad, scratch, windows
 
 
-MIN_BLOCKS = 8      # a big batch goes in at least this many blocks (cache-sized, fixed by shape)
+# A big batch goes in at least this many blocks (fixed by shape), which an intra-op helper may
+# share: few big ones, as the passes are memory-bound NumPy calls (see conv_pool.MIN_SLICES).
+MIN_BLOCKS = 2
 
 
 def _lowest(dtype):
@@ -49,9 +51,9 @@ def max_pool(x, geo, out=None):
         out = np.empty((n,) + geo.out_hw + (x.shape[3],), dtype=x.dtype)
     step = -(-n // MIN_BLOCKS)
     starts = range(0, n, step)
-    # Images in blocks (elementwise passes: kept on this thread, see intra_op.run_chunks).
+    # Images in blocks an intra-op helper may share (each block writes its own images of out).
     intra_op.run_chunks(lambda i: max_pool_padded(xp[starts[i]:starts[i] + step], geo,
-                                                  out[starts[i]:starts[i] + step]), len(starts), share=False)
+                                                  out[starts[i]:starts[i] + step]), len(starts))
     return out
 
 
@@ -119,8 +121,8 @@ def _select(g, hit, out):
 
 
 # The gradient reads the input twice (window maxima, then which tap holds them): done in blocks of
-# images about this big, the second read comes from the core's cache rather than from memory.
-BLOCK_BYTES = CACHE_BLOCK_BYTES
+# images about this big, the second read comes from the cache rather than from memory.
+BLOCK_BYTES = 4 * CACHE_BLOCK_BYTES     # in the last-level cache: measured faster than 1 MiB
 
 
 def max_pool_grad(x, g, geo, out=None, relu=False, y=None):
@@ -140,7 +142,7 @@ def max_pool_grad(x, g, geo, out=None, relu=False, y=None):
         s = starts[i]
         _max_pool_grad_block(x[s:s + step], g[s:s + step], geo, out[s:s + step], relu,
                              None if y is None else y[s:s + step])
-    intra_op.run_chunks(block, len(starts), share=False)
+    intra_op.run_chunks(block, len(starts))
     return out
 
 
