@@ -33,7 +33,8 @@ _MAGIC = b"LENS-RUN-CACHE\n"
 _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
             ("numpy.core.multiarray", "scalar"), ("builtins", "set"), ("builtins", "frozenset"),
-            ("builtins", "bytearray"), ("lens.events.payload", "FileRef")}
+            ("builtins", "bytearray"), ("lens.events.payload", "FileRef"),
+            ("lens.events.spill", "Spilled")}
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,6 +71,9 @@ class _Loader(pickle.Unpickler):
             raise pickle.UnpicklingError("cache entry names %s.%s, which a lens cache never "
                                          "holds" % (module, name))
         return super().find_class(module, name)
+
+
+Loader = _Loader  # for other cache-dir files written by pickle (spill.py)
 
 
 class CacheDir:
@@ -161,9 +165,12 @@ class CacheDir:
                 for entry in state.get("store", {}).get("scalars", {}).values():
                     names.update(str(c.get("file")) for c in entry.get("chunks", ()))
                 names.add(str((state.get("store", {}).get("answers") or {}).get("file")))
+                for blob in state.get("store", {}).get("blobs", {}).values():
+                    names.update(os.path.basename(getattr(item[2], "path", "")) for item in blob[1])
             for name in os.listdir(folder):
                 path = os.path.join(folder, name)
-                if name.endswith((".arrow", ".answers", ".tmp")) and name not in names and \
+                if name.endswith((".arrow", ".answers", ".spill", ".tmp")) and \
+                        name not in names and \
                         path not in in_use:
                     os.remove(path)
 

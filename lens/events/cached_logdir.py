@@ -11,7 +11,7 @@ file. A file that shrinks under a running board resets its run the same way (no 
 import ctypes
 import logging
 
-from lens.events import colstore
+from lens.events import colstore, spill
 from lens.events.cache import CacheDir
 from lens.events.logdir import LogdirWatcher
 from lens.events.reader import EventFileReader
@@ -58,8 +58,9 @@ class CachingWatcher(LogdirWatcher):
         self.cap = int(max_memory_mb * (1 << 20)) if max_memory_mb else None
         self.chunk = None
         if self.cap:
-            # Read buffers count against the cap too: 1/32 of it, at most 64 MB.
-            self.chunk = max(_MIN_CHUNK, min(64 << 20, self.cap // 32))
+            # Read buffers (and the objects a batch parses into) count against the cap too:
+            # 1/64 of it per reader, at most 64 MB.
+            self.chunk = max(_MIN_CHUNK, min(64 << 20, self.cap // 64))
         self._looked = set()  # runs whose cache entry was looked at
         self._saved = {}  # run -> reader offsets at the last save
         self._cap_said = False
@@ -79,6 +80,7 @@ class CachingWatcher(LogdirWatcher):
                           for series in store.scalars.values() for c in series.chunks()]
                 in_use += [self.cache.folder(name) + "/" + store.answers_file
                            for name, store in self.stores.items() if store.answers_file]
+                in_use += [p for store in self.stores.values() for p in spill.paths(store)]
                 held = [name for name in self._saved if name in self.stores]
             # After serving starts: old column files cost only disk.
             self.cache.sweep(in_use, held)
@@ -193,14 +195,15 @@ class CachingWatcher(LogdirWatcher):
         with self.lock:
             for name, run in list(self._runs.items()):
                 writer = None
-                for series in run.store.scalars.values():
-                    if series.nbytes():
-                        writer = writer or self.cache.chunk_writer(name)
-                        try:
+                try:
+                    for series in run.store.scalars.values():
+                        if series.nbytes():
+                            writer = writer or self.cache.chunk_writer(name)
                             series.spill(writer)
-                        except OSError as exc:
-                            self.cache.fail("cannot write column files", exc)
-                            return
+                    spill.spill_store(self.cache.folder(name), run.store)
+                except OSError as exc:
+                    self.cache.fail("cannot write column or spill files", exc)
+                    return
         _trim()
 
     def status(self):

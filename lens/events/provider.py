@@ -15,6 +15,7 @@ from lens.events.logdir import parse_samples
 from lens.events.payload import resolve
 from lens.events.plugin_data import PluginDataMixin
 from lens.events.scalar_text import rows_json
+from lens.events.spill import load_items
 
 log = logging.getLogger("lens.events")
 
@@ -105,7 +106,11 @@ class DataProvider(PluginDataMixin):
         reservoir = self._store(run).blobs.get((plugin, tag))
         if reservoir is None:
             raise NotFound("run %r has no %s tag %r" % (run, plugin, tag))
-        return sorted(reservoir.items, key=lambda item: item[0])
+        try:
+            return load_items(sorted(reservoir.items, key=lambda item: item[0]))
+        except ChunkError:  # a spill file went bad: read the run again
+            self._watcher.damaged(run)
+            raise
 
     def runs(self):
         """Sorted run names (paths relative to the logdir, '.' for the logdir itself)."""

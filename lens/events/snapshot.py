@@ -9,6 +9,7 @@ import google_crc32c
 
 from lens.events import answers, colstore
 from lens.events.series import Reservoir, ScalarSeries
+from lens.events.spill import check_items
 from lens.events.store import RunStore
 
 _EDGE = 4096  # bytes hashed at each end of a file's read part to recognise the same file
@@ -92,7 +93,7 @@ def restore_store(state, folder, name):
         series.simple = bool(entry["simple"])
     for key, (size, items, seen, rng_state) in state["blobs"].items():
         reservoir = store.blobs[key] = Reservoir(size)
-        reservoir.items, reservoir.seen = list(items), int(seen)
+        reservoir.items, reservoir.seen = check_items(items), int(seen)
         reservoir._rng.setstate(rng_state)
     for tag, data in state["metadata"].items():
         store.metadata[tag] = summary_pb2.SummaryMetadata.FromString(data)
