@@ -102,6 +102,13 @@ def answer(series, max_points=None, step_range=None, encode=rows_json):
     return total, text
 
 
+def forget_texts(series):
+    """Drop the answers held as text in RAM (under the memory cap); Refs to the answers file
+    stay. A forgotten answer is made again when asked for."""
+    if any(not isinstance(v, Ref) for v in series.answers.values()):
+        series.answers = {k: v for k, v in series.answers.items() if isinstance(v, Ref)}
+
+
 class Ref:
     """One answer kept in a run's answers file: (total, text) read back and CRC-checked."""
 

@@ -11,7 +11,7 @@ file. A file that shrinks under a running board resets its run the same way (no 
 import ctypes
 import logging
 
-from lens.events import colstore, spill
+from lens.events import answers, colstore, spill
 from lens.events.cache import CacheDir
 from lens.events.logdir import LogdirWatcher
 from lens.events.reader import EventFileReader
@@ -200,6 +200,7 @@ class CachingWatcher(LogdirWatcher):
                         if series.nbytes():
                             writer = writer or self.cache.chunk_writer(name)
                             series.spill(writer)
+                        answers.forget_texts(series)
                     spill.spill_store(self.cache.folder(name), run.store)
                 except OSError as exc:
                     self.cache.fail("cannot write column or spill files", exc)
