@@ -196,6 +196,7 @@
       card.answerText = text;
       card.receive(answers[i]);
       card.loaded = true;
+      card.el.dataset.loaded = "";
       card.stale = false;
       card.dirty = false;
       // While the grid scrolls, cards draw in idle time (placeholders until then).
@@ -257,7 +258,8 @@
       if (!card) continue;
       if (!entry.isIntersecting) { visible.delete(card); continue; }
       visible.add(card);
-      if (card.stale) loads.push(enqueue(card));
+      if (card.stale && T.flying()) T.whenSlow(() => { if (visible.has(card) && card.stale) enqueue(card); });
+      else if (card.stale) loads.push(enqueue(card));
       else if (card.dirty) { card.dirty = false; drawSoon(card); }
     }
     if (loads.length) api.loaded = Promise.all(loads);

@@ -37,14 +37,14 @@ window.lensScalarChart = (function () {
   // over the raw values (the smoothed ones lie within them), so changing the smoothing does
   // not rescale the chart.
   function outlierRange(traceList) {
-    const values = [];
     const raw = traceList.some((t) => t.meta && t.meta.raw);
-    for (const t of traceList) {
-      if (raw && !(t.meta && t.meta.raw)) continue;
-      for (const v of t.y) if (Number.isFinite(v)) values.push(v);
-    }
-    if (values.length < 3) return null;
-    values.sort((a, b) => a - b);
+    const used = traceList.filter((t) => !raw || (t.meta && t.meta.raw));
+    // A typed array sorts numbers natively (several times faster than a compare function).
+    const all = new Float64Array(used.reduce((n, t) => n + t.y.length, 0));
+    let count = 0;
+    for (const t of used) for (const v of t.y) if (Number.isFinite(v)) all[count++] = v;
+    if (count < 3) return null;
+    const values = all.subarray(0, count).sort();
     const at = (q) => values[Math.round(q * (values.length - 1))];
     let lo = at(0.05), hi = at(0.95);
     if (hi === lo) return null;  // let plotly pad a flat line

@@ -43,7 +43,41 @@ window.lensTsCards = (function () {
   function watchScroll(el) {
     scroller = el;
     lastTop = el.scrollTop;
-    el.addEventListener("scroll", noteScroll, {passive: true});
+    trail.push([performance.now(), lastTop]);
+    el.addEventListener("scroll", () => { noteScroll(); noteTop(); }, {passive: true});
+  }
+
+  // A fling (more than a screen a second) passes cards faster than anyone reads them: cards
+  // it passes wait to load until it slows down, and those still near the screen load then.
+  // The speed comes from the scroll positions of the last 300 ms, read in the scroll events
+  // (the frame lays the page out there anyway, so the read costs no extra layout).
+  const FLING_SCREENS_PER_S = 1;
+  const trail = [];  // [time, scrollTop], newest last; the one before the window kept as base
+  function noteTop() {
+    const now = performance.now();
+    trail.push([now, scroller.scrollTop]);
+    while (trail.length > 2 && now - trail[1][0] > 300) trail.shift();
+  }
+  function flying() {
+    const now = performance.now();
+    if (!scroller || trail.length < 2 || now - lastScroll > SETTLE_MS) return false;
+    const [t0, top0] = trail[0], [t1, top1] = trail[trail.length - 1];
+    const dt = Math.min(Math.max(t1 - t0, 16), 300);  // a base from long ago counts as 300 ms
+    return Math.abs(top1 - top0) / dt > FLING_SCREENS_PER_S * window.innerHeight / 1000;
+  }
+  const slowWaiters = new Set();
+  let slowTimer = null;
+  function whenSlow(fn) {
+    slowWaiters.add(fn);
+    if (slowTimer !== null) return;
+    const poll = () => {
+      if (flying()) { slowTimer = setTimeout(poll, 100); return; }
+      slowTimer = null;
+      const waiting = [...slowWaiters];
+      slowWaiters.clear();
+      for (const f of waiting) f();
+    };
+    slowTimer = setTimeout(poll, 100);
   }
   function scheduleUpgrades() {
     if (upgrading || !upgrades.size) return;
@@ -382,5 +416,5 @@ window.lensTsCards = (function () {
     if (widths && card.plot) widths.unobserve(card.plot);
   }
 
-  return {create, watchScroll, scrolling, drawWhenIdle, unwatch, HEIGHT};
+  return {create, watchScroll, scrolling, flying, whenSlow, drawWhenIdle, unwatch, HEIGHT};
 })();
