@@ -20,6 +20,7 @@ class DagStep:
         self._out = defaultdict(lambda: defaultdict(list))   # rank -> (job, index) -> [(key, value)]
         self._count = defaultdict(int)
         self.result = None              # the partition's result tuple ("ok", ...) / ("error", ...)
+        self.waiting = False            # the partition waits for a tensor from another task
 
     def put(self, key, dest, value):
         """A _Send of the partition: keep the value for the stage of its rank."""
@@ -29,15 +30,23 @@ class DagStep:
             self._count[rank] += 1
             self._cond.notify_all()
 
+    def set_waiting(self, flag):
+        with self._cond:
+            self.waiting = flag
+            self._cond.notify_all()
+
     def finish(self, result):
         with self._cond:
             self.result = result
             self._cond.notify_all()
 
     def sends(self, rank):
-        """(ok, {(job, index): [(key, value)]}): the sends of rank, once all are made or the run ended."""
+        """(ok, {(job, index): [(key, value)]}): the sends of rank, once all are made and the partition
+        cannot go on without the next stage's tensors (or it ended). Returning earlier would leave the
+        partition's thread to compete for the GIL with Ray's channel read, which polls holding it."""
         with self._cond:
-            while self._count[rank] < self._expected.get(rank, 0) and self.result is None:
+            while ((self._count[rank] < self._expected.get(rank, 0) or not self.waiting)
+                   and self.result is None):
                 self._cond.wait()
             ok = self.result is None or self.result[0] == "ok"
             return ok, dict(self._out.pop(rank, {}))

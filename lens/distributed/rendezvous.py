@@ -33,6 +33,11 @@ class Rendezvous:
             self._tables.setdefault(step, {})[key] = value
             self._cond.notify_all()
 
+    def has(self, step, key):
+        """Whether the value sent under key in step has arrived."""
+        with self._cond:
+            return key in self._tables.get(step, ())
+
     def receive(self, step, key, task_name):
         deadline = time.monotonic() + RECV_TIMEOUT_S
         with self._cond:

@@ -197,7 +197,15 @@ class TaskService:
         """The value sent under key in this thread's step (blocks until it arrives)."""
         t0 = time.perf_counter()
         self.outbox.flush(self._tls.step)     # what this partition sent so far goes before it waits
-        value = self.rendezvous.receive(self._tls.step, key, self.name)
+        dag = getattr(self._tls, "dag", None)
+        if dag is not None and not self.rendezvous.has(self._tls.step, key):
+            dag.set_waiting(True)   # its stage may return: the partition needs the next one's inputs
+            try:
+                value = self.rendezvous.receive(self._tls.step, key, self.name)
+            finally:
+                dag.set_waiting(False)
+        else:
+            value = self.rendezvous.receive(self._tls.step, key, self.name)
         self._tls.waited += time.perf_counter() - t0
         if isinstance(value, np.ndarray) and not value.flags.writeable:
             value = value.copy()    # object-store buffers are read-only; kernels may update in place

@@ -1,4 +1,5 @@
-"""One local Ray instance for these tests (2 CPUs, loopback only, no dashboard), shut down after them."""
+"""One local Ray instance for these tests (2 CPUs, loopback only, no dashboard), shut down after them,
+and one 2-worker/1-ps cluster on it that the modules running plain sessions share."""
 import pytest
 
 
@@ -12,3 +13,12 @@ def ray_instance():
     yield ray
     if started:
         ray.shutdown()
+
+
+@pytest.fixture(scope="package")
+def shared_cluster(ray_instance):
+    import lens as tf
+    workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1)
+    yield workers, ps
+    for s in workers + ps:
+        s._stop()

@@ -8,9 +8,8 @@ import lens as tf
 
 
 @pytest.fixture(scope="module")
-def cluster(ray_instance):
-    workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1)
-    return workers, ps
+def cluster(shared_cluster):
+    return shared_cluster
 
 
 def _model(ps="/job:ps/task:0", worker="/job:worker/task:0"):

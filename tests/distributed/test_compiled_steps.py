@@ -8,11 +8,8 @@ from lens.distributed.stages import cluster_ranks
 
 
 @pytest.fixture(scope="module")
-def cluster(ray_instance):
-    workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=1)
-    yield workers, ps
-    for s in workers + ps:
-        s._stop()
+def cluster(shared_cluster):
+    return shared_cluster
 
 
 def _towers(devices, ps_device, w0):
@@ -20,7 +17,7 @@ def _towers(devices, ps_device, w0):
     g = tf.Graph()
     with g.as_default():
         with tf.device(ps_device):
-            w = tf.Variable(w0, name="w")
+            w = tf.Variable(w0, name="compiled_w")
         x = tf.placeholder(tf.float32, [None, 4], name="x")
         grads, losses = [], []
         for dev, xi in zip(devices, tf.split(x, 2)):
@@ -107,7 +104,7 @@ def test_ranks_count_the_task_boundaries_crossed(cluster):
             trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True), run_metadata=meta)
     ranks = cluster_ranks(meta.partition_graphs)
     ps, w0, w1 = ("/job:%s/replica:0/task:%d/device:CPU:0" % t for t in (("ps", 0), ("worker", 0), ("worker", 1)))
-    assert ranks[ps][0]["w"] == 0                     # read on ps, sent to the workers
+    assert ranks[ps][0]["compiled_w"] == 0                    # read on ps, sent to the workers
     assert ranks[w0][0]["MatMul"] == 1 and ranks[w1][0]["MatMul_1"] == 1
     assert ranks[ps][3] == 2                          # the update waits for both towers' gradients
     assert set(ranks[ps][2]) == {0}                   # ps sends only the weights (rank 0)
@@ -115,7 +112,7 @@ def test_ranks_count_the_task_boundaries_crossed(cluster):
 
 
 def test_a_dead_task_in_a_compiled_step_is_unavailable(cluster, ray_instance):
-    workers, _ = cluster    # (the module's last test: it kills worker 1)
+    workers, _ = cluster    # (it kills worker 1, then starts it again for the tests after it)
     g, w, x, train, loss, _ = _towers(["/job:worker/task:0", "/job:worker/task:1"], "/job:ps/task:0",
                                       np.ones((4, 3), np.float32))
     xv = np.ones((6, 4), np.float32)
@@ -129,3 +126,6 @@ def test_a_dead_task_in_a_compiled_step_is_unavailable(cluster, ray_instance):
             sess.run(train, {x: xv})
         with pytest.raises(tf.errors.UnavailableError, match="/job:worker/replica:0/task:1"):
             sess.run(train, {x: xv})
+    spec, old = workers[1].cluster_spec, workers[1]
+    old._actor = None
+    workers[1] = tf.train.Server(spec, job_name="worker", task_index=1)
