@@ -102,9 +102,11 @@ class _Builder:
         fuse = optimize and watch is None and not trace
         self.chains = plan_opt.fused_chains(ops, targets, fed, self.dead, self.folded) if fuse else {}
         self.absorbed = {m for members, _, _, _ in self.chains.values() for m in members[:-1]}
-        # Buffers a kernel may overwrite (plain runs only, like the chains): see plan_inplace.
+        # Buffers a kernel may overwrite (see plan_inplace): never in watched runs, whose values
+        # the debugger keeps; traced runs only read each value's shape and size, which stay.
         fused = self.folded | self.absorbed | set(self.chains)
-        self.donated = plan_inplace.donations(ops, targets, fed, self.dead, fused) if fuse else {}
+        donate = optimize and watch is None
+        self.donated = plan_inplace.donations(ops, targets, fed, self.dead, fused) if donate else {}
         self.private = {}       # private plan value (a chain's extra output) -> its local name
         pos = {op: i for i, op in enumerate(ops)}
         self.groups_at = {}

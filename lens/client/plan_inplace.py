@@ -12,7 +12,8 @@ input is *donated* when
 * the reader's kernel knows how to write in place (OpDef.inplace) and checks, when it runs, that
   the buffer has the result's shape and dtype (else it allocates as usual).
 
-Watched and traced runs report every op's value, so they never donate.
+Watched runs hand every op's value to the debugger, so they never donate; traced runs do (step
+stats read only each value's shape and size, which an in-place write keeps).
 """
 from lens.client.plan_watch import is_variable_ref
 from lens.framework.graph import Operation

@@ -167,3 +167,19 @@ def test_watched_runs_see_every_value_as_computed():
         sess._run_watched([m["loss"], m["train"]], feed, None, None, watch)
     np.testing.assert_allclose(watch.values["prod"], feed[m["x"]] @ w1, rtol=1e-5, atol=1e-6)
     assert (watch.values["add"] < 0).any()       # the sum before relu, not overwritten by it
+
+
+def test_traced_runs_report_the_in_place_outputs_shapes_and_values_stay_right():
+    m = _layer_model()
+    feed = _feed(m, batch=9)
+    full = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        w1, b1 = sess.run([m["w1"], m["b1"]])
+        md = tf.RunMetadata()
+        hidden, _ = sess.run([m["hidden"], m["train"]], feed, options=full, run_metadata=md)
+    np.testing.assert_allclose(hidden, np.maximum(feed[m["x"]] @ w1 + b1, 0), rtol=1e-5, atol=1e-6)
+    stats = {n.node_name: n for d in md.step_stats.dev_stats for n in d.node_stats}
+    for name in ("prod", "add", "hidden"):
+        dims = [d.size for d in stats[name].output[0].tensor_description.shape.dim]
+        assert dims == [9, 5], name
