@@ -69,16 +69,16 @@ every = time.time() - t0
 cpu_every = time.process_time()
 run, tag = sorted(served)[0]
 from lens.board.scalar_json import BODIES
-times = []
+times, cpu_full = [], []
 for _ in range(7):
     with BODIES._lock:  # every request encodes the series again (no body kept from before)
         BODIES._bodies.clear()
         BODIES._bytes = 0
-    a = time.perf_counter()
-    res = client.get("/data/plugin/scalars/scalars", query_string={"run": run, "tag": tag,
-                                                                  "downsample": steps})
+    a, c = time.perf_counter(), time.process_time()
+    res = client.get("/data/plugin/scalars/scalars", query_string={"run": run, "tag": tag})
     body = res.get_data()
     times.append(time.perf_counter() - a)
+    cpu_full.append(time.process_time() - c)
     assert len(json.loads(body)) == steps
 direct = []
 for _ in range(7):
@@ -104,6 +104,7 @@ for line in open("/proc/self/status"):
     if line.startswith("VmHWM:"):
         hwm = int(line.split()[1]) * 1024
 print(json.dumps({"first": first, "every": every, "series": len(served), "full": sorted(times)[3],
+                  "cpu_full": sorted(cpu_full)[3],
                   "full_first": times[0], "small_route": small_route,
                   "small_provider": small_provider, "floor": floor,
                   "direct": sorted(direct)[3], "imported": imported,
@@ -151,11 +152,15 @@ def bench_size(spec, quick=False):
     if not quick and not os.environ.get("LENS_BENCH_NO_RUSTBOARD"):
         _log("RustBoard")
         rust = _rustboard(root, expected, tags, steps, FIRST_STEP)
-    note = "" if rust or quick else "; RustBoard binary not installed (n/a)"
+    note = "" if rust or quick else ("; RustBoard skipped (LENS_BENCH_NO_RUSTBOARD)"
+                                      if os.environ.get("LENS_BENCH_NO_RUSTBOARD")
+                                      else "; RustBoard binary not installed (n/a)")
     rows = [
         {"name": "cold start, every series %s" % label, "lens": cold["every"],
          "other": rust[0] if rust else None, "other_name": "RustBoard", "unit": "s",
-         "note": "process start until every series answers (1000 points); goal <= 0.15x" + note},
+         "note": "process start until every series answers (1000 points); goal <= 0.15x; "
+                 "CPU s until then: %.2f (%.2f of it imports)" % (cold["cpu_every"],
+                                                                 cold["cpu_imported"]) + note},
         {"name": "start without cache dir, every series %s" % spec, "lens": plain["every"],
          "other": rust[0] if rust else None, "other_name": "RustBoard", "unit": "s",
          "note": "the same board with no cache dir and no cap (what a cold start costs extra)"},
@@ -175,7 +180,8 @@ def bench_size(spec, quick=False):
         {"name": "full-resolution %d-point series %s" % (steps, spec), "lens": warm["full"] * 1e3,
          "other": warm["full_first"] * 1e3, "other_name": "first request", "unit": "ms",
          "note": "HTTP route until the JSON body is out, encoded anew each time (the body "
-                 "cache emptied), median of 7; goal < 50 ms"},
+                 "cache emptied), median of 7 (CPU %.1f ms); goal < 50 ms" % (
+                     warm["cpu_full"] * 1e3)},
         {"name": "one 1000-point answer, warm %s" % spec, "lens": warm["small_route"] * 1e3,
          "other": warm["small_provider"] * 1e3, "other_name": "provider calls", "unit": "ms",
          "note": "HTTP route, median of 101; the route's own floor (/data/environment): "
