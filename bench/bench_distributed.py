@@ -81,9 +81,12 @@ def measure(quick):
         agree = np.allclose([local.run([loss1, train1], {x1: x, y1: y})[0] for _ in range(3)],
                             [dist.run([loss2, train2], {x2: x, y2: y})[0] for _ in range(3)], rtol=1e-4)
         pids = [ray.get(s._actor.describe.remote())[3] for s in workers + ps]
+        plain = _plain_session(tf, workers[0].target, g2, train2, {x2: x, y2: y})
         t_local, t_dist, cpu = _interleaved(lambda: local.run(train1, {x1: x, y1: y}),
-                                            lambda: dist.run(train2, {x2: x, y2: y}), dist, pids,
+                                            lambda: dist.run(train2, {x2: x, y2: y}),
+                                            lambda: plain.run(train2, {x2: x, y2: y}), dist, pids,
                                             2 if quick else 5, 3 if quick else 30)
+        plain.close()
         breakdown = _breakdown(dist, lambda: dist.run(train2, {x2: x, y2: y}), 3 if quick else 30)
         breakdown.update(cpu)
         breakdown["compiled"] = dist._remote._dag_run is not None
@@ -97,14 +100,26 @@ def measure(quick):
             ray.shutdown()
 
 
-def _interleaved(local_step, dist_step, dist, pids, repeat, number):
-    """(local s/step, distributed s/step: the best round of each; CPU ms per step): rounds alternate
-    so a burst of load hits both alike. Before a local round the distributed session's compiled
-    graph is torn down (as after IDLE_S idle seconds), and a distributed round first runs the steps
-    that compile it again."""
+def _plain_session(tf, target, graph, train, feed):
+    """A session on the same cluster whose steps stay plain Ray actor calls (never compiled)."""
+    from lens.distributed import stages
+    sess = tf.Session(target, graph=graph)
+    hot, stages.HOT_RUNS = stages.HOT_RUNS, 10 ** 9
+    try:
+        sess.run(train, feed)   # its plan, made now, gets hot after HOT_RUNS = 10**9 runs
+    finally:
+        stages.HOT_RUNS = hot
+    return sess
+
+
+def _interleaved(local_step, dist_step, plain_step, dist, pids, repeat, number):
+    """(local s/step, distributed s/step: the best round of each; CPU ms and the plain steps' ms per
+    step): rounds alternate so a burst of load hits all alike. Before a local round the distributed
+    session's compiled graph is torn down (as after IDLE_S idle seconds), and a distributed round
+    first runs the steps that compile it again."""
     from lens.distributed import stages
     best = [float("inf")] * 2
-    cpu = {"client_local": [], "client_dist": [], "tasks_dist": []}
+    cpu = {"client_local": [], "client_dist": [], "tasks_dist": [], "plain": []}
     for _ in range(repeat):
         dist._remote._drop_dag()
         for _ in range(stages.HOT_RUNS + 2):
@@ -115,6 +130,11 @@ def _interleaved(local_step, dist_step, dist, pids, repeat, number):
             local_step()
         best[0] = min(best[0], (time.perf_counter() - t0) / number)
         cpu["client_local"].append((time.process_time() - c0) / number)
+        plain_step()
+        t0 = time.perf_counter()
+        for _ in range(number):
+            plain_step()
+        cpu["plain"].append((time.perf_counter() - t0) / number)
         for _ in range(stages.HOT_RUNS + 2):
             dist_step()
         c0, a0 = time.process_time(), _cpu_seconds(pids)
@@ -173,6 +193,8 @@ def run(quick=False):
          "other": b["client_local"], "other_name": "lens, 1 process", "unit": "ms CPU",
          "note": "client %.2f + tasks %.2f ms (median round; idle channel readers poll)"
                  % (b["client_dist"], b["tasks_dist"])},
+        {"name": "  the step as plain Ray actor calls (not compiled)", "lens": b["plain"], "unit": "ms/step",
+         "note": "median round: object store and one actor call per task and transfer batch"},
         {"name": "  distributed step: compute (ps + slower worker)", "lens": b["ps"] + b["worker"],
          "unit": "ms/step", "note": "ps %.2f ms, worker %.2f ms (median)" % (b["ps"], b["worker"])},
         {"name": "  distributed step: transport + calls + waits", "lens": b["transport"], "unit": "ms/step",

@@ -1,4 +1,6 @@
 """Steps run as Ray Compiled Graphs (stages.py): same results, TF errors, faults, idle teardown."""
+import time
+
 import numpy as np
 import pytest
 
@@ -67,7 +69,6 @@ def test_compiled_steps_match_one_process_and_keep_tf_errors(cluster):
 
 
 def test_an_idle_compiled_graph_is_torn_down_and_frees_its_tasks(cluster, monkeypatch):
-    monkeypatch.setattr(stages, "IDLE_S", 0.3)
     workers, _ = cluster
     g, w, x, train, loss, _ = _towers(["/job:worker/task:0", "/job:worker/task:1"], "/job:ps/task:0",
                                       np.ones((4, 3), np.float32))
@@ -81,9 +82,10 @@ def test_an_idle_compiled_graph_is_torn_down_and_frees_its_tasks(cluster, monkey
     for _ in range(stages.HOT_RUNS):
         assert s1.run(loss, {x: xv}) == s0.run(loss, {x: xv})
     assert s1._remote._dag_run is None
-    deadline = __import__("time").monotonic() + 20
-    while s0._remote._dag_run is not None and __import__("time").monotonic() < deadline:
-        __import__("time").sleep(0.1)
+    monkeypatch.setattr(stages, "IDLE_S", 0.3)
+    deadline = time.monotonic() + 20
+    while s0._remote._dag_run is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert s0._remote._dag_run is None      # torn down: its readers no longer poll
     s1._remote.runs.clear()                 # (a fresh plan: compiled after HOT_RUNS runs)
     for _ in range(stages.HOT_RUNS):
