@@ -70,9 +70,11 @@ class CachingWatcher(LogdirWatcher):
 
     # ---- reading ------------------------------------------------------------------------
     def reload(self):
-        if self.cache is not None:
-            colstore.import_arrow()  # here, not under the store lock where requests wait
         super().reload()
+        if self.cache is not None:
+            # pyarrow is imported before a save takes the store lock (first runs are readable
+            # sooner), and here in the loading thread for the first read of a column file.
+            colstore.import_arrow()
         if self.cache is not None and not self._swept:
             self._swept = True
             with self.lock:
@@ -174,6 +176,7 @@ class CachingWatcher(LogdirWatcher):
             files = {p: reader_state(r) for p, r in run.readers.items() if r.offset > 0}
         except (OSError, ValueError):
             return  # an event file went away mid-save: try again on the next reload
+        colstore.import_arrow()  # not under the store lock, where requests wait
         try:
             with self.lock:
                 store = store_state(run.store, self.cache.chunk_writer(name),
@@ -192,6 +195,7 @@ class CachingWatcher(LogdirWatcher):
                 log.warning("resident memory passed %d MB and no usable cache dir takes the "
                             "points; serving from memory above the cap", self.cap >> 20)
             return
+        colstore.import_arrow()
         with self.lock:
             for name, run in list(self._runs.items()):
                 writer = None
