@@ -25,7 +25,7 @@ def test_binary_and_text_graphs_answer_like_a_run_graph(client):
         assert {"layer1", "layer2", "loss"} <= set(h["nodes"][""]["children"])
         part = client.get(f"/data/plugin/graphs/hierarchy?upload={answer['upload']}"
                           "&scope=layer1").get_json()
-        assert part["scopes"] == ["layer1"] and part["nodes"]["layer1/MatMul"]["op"] == "MatMul"
+        assert part["scopes"][0] == "layer1" and part["nodes"]["layer1/MatMul"]["op"] == "MatMul"
         node = client.get(f"/data/plugin/graphs/node?upload={answer['upload']}"
                           "&name=layer1/MatMul").get_json()
         assert node["op"] == "MatMul"

@@ -11,13 +11,18 @@
   const PREFETCH_URL = 16000;       // characters of scope names in its URL, at most
 
   // Add a response's nodes, filling in what the route leaves out of op nodes. Nodes already
-  // held stay as they are (the user may have moved one out of the main graph). A whole
-  // hierarchy (no "scopes": the notebook's inline view answers so) holds every scope.
+  // held stay the same objects (the user may have moved one out of the main graph); a scope
+  // held without its edges (sent as a child, drawn collapsed) gets them with its own scope.
+  // A whole hierarchy (no "scopes": the notebook's inline view answers so) holds every scope.
   G.mergeNodes = function (S, h) {
     const nodes = h.nodes;
     Object.keys(nodes).forEach(function (path) {
-      if (S.nodes[path]) return;
       const n = nodes[path];
+      const held = S.nodes[path];
+      if (held) {
+        if (held.edges === undefined && n.edges !== undefined) held.edges = n.edges;
+        return;
+      }
       if (n.label === undefined) n.label = path.slice(path.lastIndexOf("/") + 1);
       if (n.kind === "op") {
         if (n.count === undefined) n.count = 1;
