@@ -85,7 +85,7 @@ def measure(quick):
         t_local, t_dist, cpu = _interleaved(lambda: local.run(train1, {x1: x, y1: y}),
                                             lambda: dist.run(train2, {x2: x, y2: y}),
                                             lambda: plain.run(train2, {x2: x, y2: y}), dist, pids,
-                                            2 if quick else 5, 3 if quick else 30)
+                                            1 if quick else 5, 3 if quick else 30)
         plain.close()
         breakdown = _breakdown(dist, lambda: dist.run(train2, {x2: x, y2: y}), 3 if quick else 30)
         breakdown.update(cpu)
