@@ -27,6 +27,11 @@ class NotFound(KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
+def _copy_tags(tags_by_run):
+    return {run: {tag: dict(info) for tag, info in tags.items()}
+            for run, tags in tags_by_run.items()}
+
+
 class DataProvider(PluginDataMixin):
     """Reads every run under a logdir (or a {name: dir} logdir_spec) and serves its series."""
 
@@ -131,13 +136,16 @@ class DataProvider(PluginDataMixin):
         if plugin not in kinds:
             raise NotFound("unknown plugin %r; expected one of %s" % (plugin, ", ".join(sorted(kinds))))
         with self._lock:
-            # Pages and loaders ask often, thousands of tags: reuse the answer until data moves.
-            generation, made = self._tag_lists.get(plugin, (None, None))
-            if generation != self._watcher.generation:
-                made = self._tag_list(plugin)
-                self._tag_lists[plugin] = (self._watcher.generation, made)
-            return {run: {tag: dict(info) for tag, info in tags.items()}
-                    for run, tags in made.items()}
+            # Pages and loaders ask often, thousands of tags: once the data stands still (the
+            # same watcher generation twice), keep the answer and hand out copies of it; while
+            # it moves, build it afresh (a copy would cost on top).
+            now = self._watcher.generation
+            generation, kept = self._tag_lists.get(plugin, (None, None))
+            if generation == now and kept is not None:
+                return _copy_tags(kept)
+            made = self._tag_list(plugin)
+            self._tag_lists[plugin] = (now, _copy_tags(made) if generation == now else None)
+            return made
 
     def _tag_list(self, plugin):
         """list_tags made afresh (the caller holds the lock)."""
