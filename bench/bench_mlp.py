@@ -10,11 +10,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 
 from bench import peers
-from bench.bench_cnn import interleaved_best
 
 # glibc's M_MMAP_THRESHOLD settings of the two allocator states (bytes).
 STATES = {"blocks kept": "1000000000", "blocks returned": "131072"}
@@ -118,9 +118,26 @@ def measure(quick):
     b = lens_step_fn(ws, bs)
     la, lb = [float(a(x, y)) for _ in range(3)], [float(b(x, y)) for _ in range(3)]
     same = bool(np.allclose(la, lb, rtol=1e-4, atol=1e-5))
-    # Alternating rounds: a burst of load from other processes hits both sides alike.
-    t_np, t_lens = interleaved_best([lambda: a(x, y), lambda: b(x, y)], 2 if quick else 12, 5 if quick else 50)
-    return t_np, t_lens, same
+    (t_np, t_lens), (cpu_np, cpu_lens) = _interleaved([lambda: a(x, y), lambda: b(x, y)],
+                                                      2 if quick else 12, 5 if quick else 50)
+    return t_np, t_lens, same, cpu_np, cpu_lens
+
+
+def _interleaved(fns, repeat, number):
+    """(best wall seconds per call, median CPU seconds per call) of each fn over rounds of
+    `number` calls that alternate between the fns, so a burst of load hits all of them alike.
+    CPU time leaves out the time other processes held the core (a loaded machine)."""
+    for fn in fns:
+        fn()
+    walls, cpus = [[] for _ in fns], [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            c0, t0 = time.process_time(), time.perf_counter()
+            for _ in range(number):
+                fn()
+            walls[k].append((time.perf_counter() - t0) / number)
+            cpus[k].append((time.process_time() - c0) / number)
+    return [min(w) for w in walls], [float(np.median(c)) for c in cpus]
 
 
 def _in_state(threshold, quick):
@@ -139,12 +156,13 @@ def run(quick=False):
     rows = []
     lens_ms = None
     for label, threshold in STATES.items():
-        t_np, t_lens, same = _in_state(threshold, quick)
+        t_np, t_lens, same, cpu_np, cpu_lens = _in_state(threshold, quick)
         lens_ms = lens_ms or t_lens * 1e3
         rows.append({"name": "MLP 784-256-256-10 SGD step, b=128 (%s)" % label, "lens": t_lens * 1e3,
                      "other": t_np * 1e3, "other_name": "NumPy by hand", "unit": "ms/step",
-                     "note": "MALLOC_MMAP_THRESHOLD_=%s; %s; goal <= 1.05x"
-                             % (threshold, "same losses" if same else "LOSSES DIFFER")})
+                     "note": "MALLOC_MMAP_THRESHOLD_=%s; %s; CPU time %.2f/%.2f ms = %.2fx; goal <= 1.05x"
+                             % (threshold, "same losses" if same else "LOSSES DIFFER",
+                                cpu_lens * 1e3, cpu_np * 1e3, cpu_lens / cpu_np)})
     tf_ms = peers.scaled(peers.tensorflow(["mlp_step"], quick)["mlp_step"], 1e3)
     rows.append({"name": "MLP step vs TensorFlow", "lens": lens_ms, "other": tf_ms,
                  "other_name": peers.tf_name(), "unit": "ms/step", "note": "b=128; fed"})
