@@ -58,21 +58,21 @@ _SCROLL = """async ([screens, speed]) => {
     pane.scrollTop = 0;
     await new Promise((r) => setTimeout(r, 500));  // the scroll to the top settles
     // The position is read before it is moved (reading it after would force a layout inside
-    // the frame, which a user's scrolling does not cause); a frame that finds it where the
-    // last one left it is at the bottom.
+    // the frame, which a user's scrolling does not cause); a frame that finds it short of
+    // where the last one put it is at the bottom.
     const height = pane.clientHeight, end = screens * height;
     const gaps = [];
-    let last = performance.now(), start = last, frame = 0, seen = -1;
+    let last = null, start = null, frame = 0, wanted = 0;
     await new Promise((resolve) => {
         const tick = (now) => {
-            const at = pane.scrollTop;
-            if (at === seen) { resolve(); return; }
-            seen = at;
+            if (start === null) start = last = now;
+            if (frame && pane.scrollTop < wanted - 1) { resolve(); return; }
             gaps.push(now - last);
             last = now;
             frame += 1;
             const top = speed ? (now - start) / 1000 * speed * height : frame * height / 4;
-            pane.scrollTop = Math.min(top, end);
+            wanted = Math.min(top, end);
+            pane.scrollTop = wanted;
             if (top >= end || frame > 5000) resolve();
             else requestAnimationFrame(tick);
         };

@@ -2,7 +2,8 @@
 passes (they load once it slows down, those on screen then), and cards load and draw as a
 slow scroll brings them into view."""
 
-from test_timeseries_page import open_ts
+from conftest import RUNS
+from test_timeseries_page import LOSS, click_step, open_ts, table
 
 # Scroll the dashboards pane to the bottom (`step` px a frame). Returns the cards loaded
 # (data-loaded) that lie wholly in the stretch the fling passed (below the first screen and
@@ -67,4 +68,43 @@ def test_a_slow_scroll_loads_cards_as_they_come_into_view(page, tbx_server):
         };
         requestAnimationFrame(tick); })""")
     assert loaded > first
+    assert page.errors == []
+
+
+def test_cards_drawn_mid_scroll_are_canvas_previews_then_plotly(page, tbx_server):
+    page.set_viewport_size({"width": 700, "height": 400})
+    open_ts(page, tbx_server)
+    page.wait_for_selector("#dashboard-timeseries .cards .ts-card[data-loaded]")
+    # train/loss 300 px under the screen (beyond the 200 px loading margin), then a slow
+    # scroll (3 px a frame) brings it in and goes on gently (3 px down and up in turn) while
+    # it is on screen: it loads and draws while the grid still scrolls.
+    page.eval_on_selector(LOSS, """(card) => {
+        const pane = document.getElementById("dashboards");
+        const box = pane.getBoundingClientRect(), r = card.getBoundingClientRect();
+        pane.scrollTop += r.top - box.bottom - 300;
+        window.__scrolling = true;
+        let frame = 0;
+        setTimeout(() => {
+            const tick = () => {
+                const top = card.getBoundingClientRect().top - box.top;
+                pane.scrollTop += top > 40 ? 3 : (frame++ % 2 ? 3 : -3);
+                if (window.__scrolling) requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+        }, 600);
+    }""")
+    canvas = page.wait_for_selector(f"{LOSS} .plot canvas.lens-preview-canvas", state="attached",
+                                    timeout=30000)
+    smoothing = page.evaluate("window.lensSettings.get('smoothing')")
+    # One line per run, and a faint raw line behind each when smoothing is on.
+    assert int(canvas.get_attribute("data-lines")) == len(RUNS) * (2 if smoothing > 0 else 1)
+    assert page.eval_on_selector(LOSS, "c => c.querySelector('.plot .js-plotly-plot .main-svg')") is None
+    page.evaluate("window.__scrolling = false")
+    # Once the scrolling stops, plotly takes the card over, with its step table.
+    page.wait_for_selector(f"{LOSS} .js-plotly-plot .scatterlayer .trace", timeout=30000)
+    page.wait_for_function(f"() => !document.querySelector({LOSS!r} + ' .plot canvas')")
+    click_step(page, LOSS, 50)  # the step selection works on the upgraded chart
+    rows = table(page, LOSS)
+    assert sorted(r["run"] for r in rows) == sorted(RUNS)
+    assert {r["dt-step"] for r in rows} == {"50"}
     assert page.errors == []

@@ -53,24 +53,24 @@ window.lensPreview = (function () {
       two(d.getHours()) + ":" + two(d.getMinutes()) + ":" + two(d.getSeconds());
   }
 
-  // Path data through the points; beyond ~3 points per pixel column only each column's
-  // first, min, max and last survive, which looks the same and keeps huge series cheap.
-  function pathData(pts, px, py, width) {
+  // Walk a line through the points: vertex(pen, x, y) per vertex, pen "M" where the line
+  // starts again. Beyond ~3 points per pixel column only each column's first, min, max and
+  // last survive, which looks the same and keeps huge series cheap.
+  function walkLine(pts, px, py, width, vertex) {
     const dense = pts.length > 3 * width;
-    const parts = [];
     let pen = "M";
     let column = null;
     const flush = () => {
       if (!column) return;
       const keep = [column.first, column.min, column.max, column.last]
         .filter((p, i, all) => all.indexOf(p) === i).sort((a, b) => a.i - b.i);
-      for (const p of keep) { parts.push(pen + p.x.toFixed(1) + "," + p.y.toFixed(1)); pen = "L"; }
+      for (const p of keep) { vertex(pen, p.x, p.y); pen = "L"; }
       column = null;
     };
     pts.forEach((p, i) => {
       if (!p) { flush(); pen = "M"; return; }
       const pt = {i, x: px(p[0]), y: py(p[1])};
-      if (!dense) { parts.push(pen + pt.x.toFixed(1) + "," + pt.y.toFixed(1)); pen = "L"; return; }
+      if (!dense) { vertex(pen, pt.x, pt.y); pen = "L"; return; }
       const col = Math.round(pt.x);
       if (column && column.col !== col) flush();
       if (!column) column = {col, first: pt, min: pt, max: pt, last: pt};
@@ -79,6 +79,10 @@ window.lensPreview = (function () {
       column.last = pt;
     });
     flush();
+  }
+  function pathData(pts, px, py, width) {
+    const parts = [];
+    walkLine(pts, px, py, width, (pen, x, y) => parts.push(pen + x.toFixed(1) + "," + y.toFixed(1)));
     return parts.join(" ");
   }
 
@@ -108,33 +112,62 @@ window.lensPreview = (function () {
       fill: t.fillcolor || t.line.color}, svg);
   }
 
+  // Where the traces go on a chart of this width, as plotly lays them out: the plot area,
+  // each trace's points, their extents and the data -> pixel mappings (px, py; null when
+  // there is no finite point).
+  function geometry(traces, layout, width) {
+    const logY = layout.yaxis && layout.yaxis.type === "log";
+    const dateX = layout.xaxis && layout.xaxis.type === "date";
+    const m = layout.margin;
+    const height = layout.height;
+    const g = {logY, dateX, width, height, left: m.l, right: width - m.r, top: m.t,
+      bottom: height - m.b, px: null, py: null};
+    g.series = traces.map((t) => points(t, logY));
+    [g.x0, g.x1] = extent(g.series, 0);
+    [g.y0, g.y1] = extent(g.series, 1);
+    if (Number.isFinite(g.x0)) {
+      const {left, right, top, bottom, x0, x1, y0, y1} = g;
+      // x spans the data exactly; y gets 5% headroom both ways, as plotly pads line charts.
+      const pad = (y1 - y0) * 0.05 || Math.abs(y0) * 0.05 || 1;
+      const lo = y0 - pad, hi = y1 + pad;
+      g.px = (x) => x1 === x0 ? (left + right) / 2
+        : left + (x - x0) / (x1 - x0) * (right - left);
+      const flip = layout.yaxis && layout.yaxis.autorange === "reversed";
+      g.py = (y) => flip ? top + (y - lo) / (hi - lo) * (bottom - top)
+        : bottom - (y - lo) / (hi - lo) * (bottom - top);
+    }
+    return g;
+  }
+
+  // The axis labels at the data's extremes (a single value gets one label, not two on top):
+  // [x, y, anchor, text, class] each.
+  function labels(g) {
+    const {x0, x1, y0, y1, px, py, right, bottom, left} = g;
+    const xLabel = (v) => g.dateX ? formatDate(v) : formatNumber(v);
+    const yLabel = (v) => formatNumber(g.logY ? Math.pow(10, v) : v);
+    const out = [[px(x0), bottom + 14, x1 === x0 ? "middle" : "start", xLabel(x0), "tick x-min"]];
+    if (x1 !== x0) out.push([right, bottom + 14, "end", xLabel(x1), "tick x-max"]);
+    out.push([left - 4, py(y0) + 4, "end", yLabel(y0), "tick y-min"]);
+    if (y1 !== y0) out.push([left - 4, py(y1) + 4, "end", yLabel(y1), "tick y-max"]);
+    return out;
+  }
+
+  function chartWidth(container, knownWidth) {
+    return Math.max(200, knownWidth || container.clientWidth || 400);
+  }
+
   // Draw traces (plotly trace objects) into container as an SVG sized like plotly's chart;
   // width: the container's width when the caller knows it (saves a forced layout).
   function draw(container, traces, layout, label, knownWidth) {
     clear(container);
-    const logY = layout.yaxis && layout.yaxis.type === "log";
-    const dateX = layout.xaxis && layout.xaxis.type === "date";
-    const m = layout.margin;
-    const width = Math.max(200, knownWidth || container.clientWidth || 400);
-    const height = layout.height;
+    const g = geometry(traces, layout, chartWidth(container, knownWidth));
+    const {width, height, left, right, top, bottom, series, px, py} = g;
     const svg = node("svg", {class: "lens-preview", width, height, role: "img",
       viewBox: "0 0 " + width + " " + height});
     svg.setAttribute("aria-label", "chart of " + label + " (interactive chart loading)");
-    const left = m.l, right = width - m.r, top = m.t, bottom = height - m.b;
     const axes = "M" + left + "," + top + " V" + bottom + " H" + right;
     node("path", {class: "preview-axis", d: axes}, svg);
-    const series = traces.map((t) => points(t, logY));
-    const [x0, x1] = extent(series, 0);
-    const [y0, y1] = extent(series, 1);
-    if (Number.isFinite(x0)) {
-      // x spans the data exactly; y gets 5% headroom both ways, as plotly pads line charts.
-      const pad = (y1 - y0) * 0.05 || Math.abs(y0) * 0.05 || 1;
-      const lo = y0 - pad, hi = y1 + pad;
-      const px = (x) => x1 === x0 ? (left + right) / 2
-        : left + (x - x0) / (x1 - x0) * (right - left);
-      const flip = layout.yaxis && layout.yaxis.autorange === "reversed";
-      const py = (y) => flip ? top + (y - lo) / (hi - lo) * (bottom - top)
-        : bottom - (y - lo) / (hi - lo) * (bottom - top);
+    if (px) {
       traces.forEach((t, i) => {
         if (t.fill === "toself" || t.fill === "tonexty") drawArea(svg, t, series, i, px, py);
         if (t.mode === "markers") {
@@ -144,13 +177,7 @@ window.lensPreview = (function () {
           }
         } else if (t.line.width !== 0) drawLine(svg, t, series[i], px, py, right - left);
       });
-      const xLabel = (v) => dateX ? formatDate(v) : formatNumber(v);
-      const yLabel = (v) => formatNumber(logY ? Math.pow(10, v) : v);
-      // Labels at the data's extremes; a single value gets one label, not two on top.
-      text(svg, px(x0), bottom + 14, x1 === x0 ? "middle" : "start", xLabel(x0), "tick x-min");
-      if (x1 !== x0) text(svg, right, bottom + 14, "end", xLabel(x1), "tick x-max");
-      text(svg, left - 4, py(y0) + 4, "end", yLabel(y0), "tick y-min");
-      if (y1 !== y0) text(svg, left - 4, py(y1) + 4, "end", yLabel(y1), "tick y-max");
+      for (const [x, y, anchor, content, cls] of labels(g)) text(svg, x, y, anchor, content, cls);
     }
     const title = layout.xaxis && layout.xaxis.title ? layout.xaxis.title.text : "";
     text(svg, (left + right) / 2, height - 6, "middle", title, "axis-title");
@@ -158,9 +185,84 @@ window.lensPreview = (function () {
     return svg;
   }
 
-  function clear(container) {
-    for (const svg of container.querySelectorAll(":scope > svg.lens-preview")) svg.remove();
+  // The same drawing on one <canvas>: a handful of 2D path calls, one element, no SVG
+  // nodes to style, lay out and paint (what Time Series cards show while the grid scrolls).
+  // colors: {text, axis} (a canvas cannot read CSS variables; the caller passes the theme's).
+  function drawCanvas(container, traces, layout, label, knownWidth, colors) {
+    clear(container);
+    const g = geometry(traces, layout, chartWidth(container, knownWidth));
+    const {width, height, left, right, top, bottom, series, px, py} = g;
+    const ratio = window.devicePixelRatio || 1;
+    const canvas = document.createElement("canvas");
+    canvas.className = "lens-preview lens-preview-canvas";
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = width + "px";
+    canvas.style.height = height + "px";
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", "chart of " + label + " (interactive chart loading)");
+    const c = canvas.getContext("2d", {willReadFrequently: true});
+    c.scale(ratio, ratio);
+    c.strokeStyle = colors.axis;
+    c.lineWidth = 1;
+    c.beginPath();
+    c.moveTo(left + 0.5, top);
+    c.lineTo(left + 0.5, bottom + 0.5);
+    c.lineTo(right, bottom + 0.5);
+    c.stroke();
+    let lines = 0;
+    if (px) {
+      c.lineJoin = "round";
+      traces.forEach((t, i) => {
+        if (t.fill === "toself" || t.fill === "tonexty") {
+          let outline = series[i].filter(Boolean);
+          if (t.fill === "tonexty" && i > 0) outline = outline.concat(series[i - 1].filter(Boolean).reverse());
+          if (outline.length) {
+            c.beginPath();
+            outline.forEach((p, k) => c[k ? "lineTo" : "moveTo"](px(p[0]), py(p[1])));
+            c.closePath();
+            c.fillStyle = t.fillcolor || t.line.color;
+            c.fill();
+          }
+        }
+        c.globalAlpha = t.opacity ?? 1;
+        if (t.mode === "markers") {
+          c.fillStyle = t.line.color;
+          for (const p of series[i]) {
+            if (!p) continue;
+            c.beginPath();
+            c.arc(px(p[0]), py(p[1]), 3, 0, 2 * Math.PI);
+            c.fill();
+          }
+        } else if (t.line.width !== 0) {
+          c.beginPath();
+          walkLine(series[i], px, py, right - left, (pen, x, y) => (pen === "M" ? c.moveTo(x, y) : c.lineTo(x, y)));
+          c.strokeStyle = t.line.color;
+          c.lineWidth = t.line.width ?? 2;
+          c.stroke();
+          lines += 1;
+        }
+        c.globalAlpha = 1;
+      });
+      c.fillStyle = colors.text;
+      c.font = "11px system-ui, sans-serif";
+      for (const [x, y, anchor, content] of labels(g)) {
+        c.textAlign = anchor === "middle" ? "center" : anchor;
+        c.fillText(content, x, y);
+      }
+    }
+    const title = layout.xaxis && layout.xaxis.title ? layout.xaxis.title.text : "";
+    c.fillStyle = colors.text;
+    c.textAlign = "center";
+    c.fillText(title, (left + right) / 2, height - 6);
+    canvas.dataset.lines = String(lines);
+    container.append(canvas);
+    return canvas;
   }
 
-  return {draw, clear};
+  function clear(container) {
+    for (const el of container.querySelectorAll(":scope > .lens-preview")) el.remove();
+  }
+
+  return {draw, drawCanvas, clear};
 })();

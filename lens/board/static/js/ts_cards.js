@@ -129,10 +129,17 @@ window.lensTsCards = (function () {
     idleHandle = later(run);
   }
 
-  // Plotly when it runs, else the light preview (preview.js) and a redraw once it does.
+  // The theme's muted and border colours (board.css), for the canvas previews.
+  const CANVAS_COLORS = {light: {text: "#757575", axis: "#e0e0e0"},
+    dark: {text: "#9aa0a6", axis: "#3c4043"}};
+
+  // Plotly when it runs, else a light preview (preview.js) and a redraw once it does. While
+  // the grid scrolls the preview is one canvas (cheapest to draw and paint); plotly takes
+  // the card over once the scrolling stops.
   function plot(card, data, layout, label) {
     if (window.Plotly && scrolling() && !card.wired) {
-      window.lensPreview.draw(card.plot, data, layout, label, card.plotWidth);
+      window.lensPreview.drawCanvas(card.plot, data, layout, label, card.plotWidth,
+        CANVAS_COLORS[S.isDark() ? "dark" : "light"]);
       upgrades.add(card);
       scheduleUpgrades();
       return Promise.resolve();
