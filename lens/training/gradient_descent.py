@@ -19,16 +19,18 @@ def _make_apply_gd(op, ctx, donated=frozenset()):
         if var.base is not None:
             var = store[name] = np.array(var, copy=True)     # a view (a restored checkpoint's) is not ours
         var.flags.writeable = True
-        if type(delta) is ndarray and delta.shape == var.shape and delta.dtype == var.dtype \
-                and getattr(alpha, "ndim", None) == 0:
+        dtype = var.dtype
+        if type(delta) is ndarray and delta.dtype == dtype and type(alpha) is ndarray and alpha.dtype == dtype \
+                and delta.shape == var.shape and not alpha.ndim:
             # var -= alpha * delta, the product written into delta when it is ours (one buffer
             # fewer passing through the cache), else into a reused per-thread buffer; same values.
-            step = delta if own_delta and delta.flags.writeable else scratch("gd_step", var.shape, var.dtype)
-            np.multiply(delta, alpha, dtype=var.dtype, out=step)
-        else:
-            step = np.multiply(delta, alpha, dtype=var.dtype,
-                               out=scratch("gd_step", np.broadcast_shapes(np.shape(delta), np.shape(alpha)),
-                                           var.dtype))
+            step = delta if own_delta and delta.flags.writeable else scratch("gd_step", var.shape, dtype)
+            np.multiply(delta, alpha, out=step)
+            np.subtract(var, step, out=var)
+            var.flags.writeable = False
+            return var
+        step = np.multiply(delta, alpha, dtype=dtype,
+                           out=scratch("gd_step", np.broadcast_shapes(np.shape(delta), np.shape(alpha)), dtype))
         np.subtract(var, step, out=var, casting="unsafe")
         var.flags.writeable = False
         return var
