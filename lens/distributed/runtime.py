@@ -196,23 +196,27 @@ class ClusterRuntime:
 
     def _run_compiled(self, compiled, vals):
         """One step through the plan's compiled graph; a failure tears it down (later runs recompile)."""
-        ray = self.ray
         feeds = [[vals[i] for i in p.feed_slots] for p in compiled.pieces]
         try:
             outs = compiled.dag.execute(feeds)
         except KeyboardInterrupt:   # Ctrl-C in the client: the tasks drop the step (teardown)
             self._drop_dag()
             raise
-        except ray.exceptions.RayActorError as e:
-            self._drop_dag(failed=True)
-            dead = [p.task for p in compiled.pieces if p.actor._actor_id.hex() == e.actor_id]
-            raise errors.UnavailableError(None, None, "Task %s is unavailable: its process (Ray actor) "
-                                          "died or cannot be reached (%s). Restart its tf.train.Server."
-                                          % (dead[0] if dead else "of the step", type(e).__name__)) from None
-        except Exception as e:  # noqa: BLE001 - a channel error: the graph was torn down meanwhile
+        except Exception as e:  # noqa: BLE001 - a task died, or the graph was torn down meanwhile
             self._drop_dag(failed=True)
             if self.closed:
                 raise errors.CancelledError(None, None, "Session was closed while the step ran") from None
+            # Ray reports a dead task as its actor's error or as a closed channel: ask each task.
+            dead = [p.task for p in compiled.pieces if getattr(e, "actor_id", None) == p.actor._actor_id.hex()]
+            for p in compiled.pieces if not dead else ():
+                try:
+                    self._get(p.actor.describe.remote(), p.task)
+                except errors.UnavailableError:
+                    dead.append(p.task)
+            if dead:
+                raise errors.UnavailableError(None, None, "Task %s is unavailable: its process (Ray actor) "
+                                              "died or cannot be reached (%s). Restart its tf.train.Server."
+                                              % (dead[0], type(e).__name__)) from None
             raise errors.UnavailableError(None, None, "The compiled step failed: %s: %s"
                                           % (type(e).__name__, e)) from None
         results = dict(zip(compiled.pieces, outs))

@@ -88,8 +88,9 @@ def compilable(pieces, graph_defs, trace):
 class CompiledStep:
     """The Ray Compiled Graph of one plan's stages; execute(feeds per piece) -> a result per piece."""
 
-    def __init__(self, ray, pieces, last_rank, senders):
-        """senders[piece][rank]: the pieces receiving that piece's sends of rank."""
+    def __init__(self, ray, pieces, stage_ranks, senders):
+        """stage_ranks[piece]: its stages' ranks, ascending; senders[piece][rank]: the pieces
+        receiving that piece's sends of rank."""
         from ray.dag import InputNode, MultiOutputNode   # the optional extra, loaded with ray
         logging.getLogger("ray.dag.compiled_dag_node").setLevel(logging.WARNING)
         self.ray, self.pieces = ray, pieces
@@ -103,15 +104,15 @@ class CompiledStep:
                 claimed.append(p)
             with InputNode() as inp:
                 node = {}
-                for r in range(max(last_rank.values()) + 1):
+                for r in sorted(set(r for ranks in stage_ranks.values() for r in ranks)):
                     for i, p in enumerate(pieces):
-                        if r > last_rank[p]:
+                        if r not in stage_ranks[p]:
                             continue
-                        first = inp[i] if r == 0 else node[(p, r - 1)]
-                        peers = [node[(q, r - 1)] for q in pieces if q is not p and r - 1 <= last_rank[q]
-                                 and p in senders[q].get(r - 1, ())]
+                        at = stage_ranks[p].index(r)
+                        first = inp[i] if r == 0 else node[(p, stage_ranks[p][at - 1])]
+                        peers = [node[(q, r - 1)] for q in pieces if q is not p and p in senders[q].get(r - 1, ())]
                         node[(p, r)] = p.actor.stage.bind(p.key, r, first, *peers)
-                out = MultiOutputNode([node[(p, last_rank[p])] for p in pieces])
+                out = MultiOutputNode([node[(p, stage_ranks[p][-1])] for p in pieces])
             self.dag = out.experimental_compile()
         except BaseException:
             for p in claimed:
@@ -149,15 +150,21 @@ class _Busy(Exception):
 
 def try_compile(ray, pieces, graph_defs, ranks):
     """A CompiledStep for the plan, or None when a task is busy with another compiled graph."""
-    last = {p: ranks[p.device][3] for p in pieces}
     task_of = {p.task: p for p in pieces}
     senders = {}
+    # A task's stages: rank 0 (the client's feeds) and each rank at which it receives from another
+    # task; it has no ops of any other rank (only a received tensor raises an op's rank).
+    stage_ranks = {p: {0} for p in pieces}
     for p in pieces:
         by_rank = senders[p] = {}
         for key, r in ranks[p.device][1].items():
-            recv_task = ray_env.task_name(*_task(key.split(";")[1]))
-            by_rank.setdefault(r, set()).add(task_of[recv_task])
+            receiver = task_of[ray_env.task_name(*_task(key.split(";")[1]))]
+            by_rank.setdefault(r, set()).add(receiver)
+            stage_ranks[receiver].add(r + 1)
+    stage_ranks = {p: sorted(r) for p, r in stage_ranks.items()}
+    if any(stage_ranks[p][-1] != ranks[p.device][3] for p in pieces):
+        return None     # (cannot happen with one partition per task; the plain path is always right)
     try:
-        return CompiledStep(ray, pieces, last, senders)
+        return CompiledStep(ray, pieces, stage_ranks, senders)
     except _Busy:
         return None

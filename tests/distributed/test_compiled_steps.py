@@ -130,4 +130,12 @@ def test_a_dead_task_in_a_compiled_step_is_unavailable(cluster, ray_instance):
             sess.run(train, {x: xv})
     spec, old = workers[1].cluster_spec, workers[1]
     old._actor = None
-    workers[1] = tf.train.Server(spec, job_name="worker", task_index=1)
+    deadline = time.monotonic() + 30
+    while True:     # Ray frees a killed actor's name shortly after it died
+        try:
+            workers[1] = tf.train.Server(spec, job_name="worker", task_index=1)
+            break
+        except tf.errors.UnknownError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
