@@ -155,3 +155,16 @@ def test_shared_with_the_helper_thread_gives_the_same_bits(monkeypatch):
                 assert a.tobytes() == b.tobytes()
     finally:
         intra_op.leave()
+
+
+def test_strided_views_and_integers_give_the_padded_paths_values(padded_path):
+    rng = np.random.default_rng(4)
+    geo = _geo((7, 6), (3, 3), (1, 1), (1, 1), "SAME")
+    xn = np.moveaxis(rng.normal(size=(2, 6, 7, 6)), 1, -1)     # NCHW seen as NHWC: not contiguous
+    f = rng.normal(size=(3, 3, 6, 4))
+    np.testing.assert_allclose(B.conv2d(xn, f, geo), padded_path(K.conv2d, xn, f, geo), rtol=1e-12, atol=1e-12)
+    xi, fi = rng.integers(-9, 9, size=(2, 7, 6, 6)).astype(np.int32), rng.integers(-9, 9, size=(3, 3, 6, 4)).astype(np.int32)
+    dyi = rng.integers(-9, 9, size=(2, 7, 6, 4)).astype(np.int32)
+    assert np.array_equal(B.conv2d(xi, fi, geo), padded_path(K.conv2d, xi, fi, geo))
+    assert np.array_equal(B.conv2d_backprop_filter(xi, dyi, fi.shape, geo),
+                          padded_path(K.conv2d_backprop_filter, xi, dyi, fi.shape, geo))
