@@ -86,7 +86,8 @@ class _OpInfo:
         self.sig = _UNSET
 
     def update(self, values):
-        """Encode the op's outputs and memory unless they have the shapes of the last run."""
+        """Encode the op's outputs and memory unless they have the shapes of the last run;
+        True when it did."""
         try:
             if len(values) == 1:    # most ops: skip the generator
                 v = values[0]
@@ -98,7 +99,7 @@ class _OpInfo:
             self.sig = _UNSET
         else:
             if sig == self.sig and not self.exact:
-                return
+                return False
             self.sig = sig
         sizes = [None if v is None else nbytes(v) for v in values]
         shapes = self.shapes = [None if v is None else np.shape(v) for v in values]
@@ -108,6 +109,7 @@ class _OpInfo:
                         for s, sh, dt in zip(sizes, shapes, self.dtypes))
         body = self.cost_head + outs
         self.cost_pre = b"\x0a" + w.varint(len(body) + w.COST_WIDTH) + body
+        return True
 
     def _tail(self, sizes, shapes):
         if self.is_var:
@@ -159,6 +161,50 @@ class _PlanTrace:
             flat.extend(info.deps)
         self.dep_flat = np.array(flat, dtype=np.intp)
         self.dep_offsets = np.array(offsets, dtype=np.intp)
+        # Ops whose output bytes depend on contents (strings) are encoded every run.
+        self.exact = any(info.exact for info in self.infos)
+        self.last_sig = None    # every value's (shape, dtype) in the last run
+        # device -> {order of its ops: _Template}, and "cost" -> _Template, while no op's
+        # bytes change
+        self.templates = {}
+        self.shape_items = None     # (op, output shapes) of every op, while no op's bytes change
+
+
+_MAX_ORDERS = 32     # templates kept per device (one per order of its ops)
+
+
+class _Template:
+    """One message's bytes with every op's fixed-width times left blank, and where they go:
+    a run whose ops have the shapes of the last one (a training step) writes its times in
+    with one NumPy assignment instead of joining a few hundred pieces."""
+
+    __slots__ = ("buf", "pos")
+
+    def __init__(self, pieces, width):
+        parts, offsets, at = [], [], 0
+        for pre, tail in pieces:
+            at += len(pre)
+            offsets.append(at)
+            at += width + len(tail)
+            parts += (pre, bytes(width), tail)
+        self.buf = np.frombuffer(bytearray(b"".join(parts)), np.uint8)
+        self.pos = np.array(offsets, np.intp)[:, None] + np.arange(width)
+
+    def fill(self, rows):
+        """The message bytes with `rows` (one row of times per op, in order) written in."""
+        self.buf[self.pos] = rows
+        return self.buf.tobytes()
+
+
+def _signature(pt, values):
+    """Every value's (shape, dtype) in plan order, or None when some value has none (bytes,
+    Python numbers) or some op's bytes depend on contents: then each op checks its own."""
+    if pt.exact:
+        return None
+    try:
+        return [None if v is None else (v.shape, v.dtype) for vals in values for v in vals]
+    except AttributeError:
+        return None
 
 
 def _plan_trace(sess, plan):
@@ -218,32 +264,66 @@ def fill_run_metadata(sess, plan, rec, run_metadata, options, wall0, perf0):
     sched_us = np.minimum(((sched + offset) * 1e6).astype(np.int64), start_us)
     times = w.times_matrix(start_us, dur_us, sched_us, tids)
     infos = pt.infos
-    for info, vals in zip(infos, values):
-        info.update(vals)
+    sig = _signature(pt, values)
+    if sig is None or sig != pt.last_sig:
+        changed = False
+        for info, vals in zip(infos, values):
+            if info.update(vals):
+                changed = True
+        if changed or sig is None:
+            pt.templates.clear()
+            pt.shape_items = None
+        pt.last_sig = sig
     tw = w.TIMES_WIDTH
+    rows = np.frombuffer(times, np.uint8).reshape(-1, tw) if sig is not None else None
     dev_bytes = []
     for dev in sorted(pt.by_device):
-        parts = [w.lfield(b"\x0a", dev.encode())]
         idx = pt.by_device[dev]
         # In start order, as TF lists them; within one microsecond, ops that ran code first (in
         # run order), then the ones that took no time, latest first (a variable's read before
         # the variable): a trace viewer binds a flow arrow to the first slice at its timestamp.
-        for i in idx[np.lexsort((np.where(pt.works[idx], idx, -idx), ~pt.works[idx], start_us[idx]))].tolist():
-            info = infos[i]
-            parts += (info.pre, times[i * tw:(i + 1) * tw], info.tail)
-        for tid in np.unique(tids[idx]).tolist():
+        order = idx[np.lexsort((np.where(pt.works[idx], idx, -idx), ~pt.works[idx], start_us[idx]))]
+        if rows is not None:
+            # Ops finishing within one microsecond swap places from run to run: a step
+            # settles on a handful of orders, each kept with its own template.
+            by_order = pt.templates.setdefault(dev, {})
+            key = order.tobytes()
+            tmpl = by_order.get(key)
+            if tmpl is None:
+                if len(by_order) >= _MAX_ORDERS:
+                    by_order.clear()
+                head = w.lfield(b"\x0a", dev.encode())
+                pieces = [(infos[i].pre, infos[i].tail) for i in order.tolist()]
+                pieces[0] = (head + pieces[0][0], pieces[0][1])
+                tmpl = by_order[key] = _Template(pieces, tw)
+            parts = [tmpl.fill(rows[order])]
+        else:
+            parts = [w.lfield(b"\x0a", dev.encode())]
+            for i in order.tolist():
+                info = infos[i]
+                parts += (info.pre, times[i * tw:(i + 1) * tw], info.tail)
+        for tid in sorted(set(tids[idx].tolist())):
             parts.append(w.lfield(b"\x1a", w.vfield(b"\x08", tid) + w.lfield(b"\x12", rec.thread_names[tid].encode())))
         dev_bytes.append(w.lfield(b"\x0a", b"".join(parts)))
     run_metadata.step_stats.MergeFromString(b"".join(dev_bytes))
     if options.trace_level >= options.FULL_TRACE:
         cost = w.cost_times_matrix(dur_us)
         cw = w.COST_WIDTH
-        parts = []
-        for i, info in enumerate(infos):
-            parts += (info.cost_pre, cost[i * cw:(i + 1) * cw])
-        run_metadata.cost_graph.MergeFromString(b"".join(parts))
+        if rows is not None:
+            tmpl = pt.templates.get("cost")
+            if tmpl is None:
+                tmpl = pt.templates["cost"] = _Template([(info.cost_pre, b"") for info in infos], cw)
+            run_metadata.cost_graph.MergeFromString(tmpl.fill(np.frombuffer(cost, np.uint8).reshape(-1, cw)))
+        else:
+            parts = []
+            for i, info in enumerate(infos):
+                parts += (info.cost_pre, cost[i * cw:(i + 1) * cw])
+            run_metadata.cost_graph.MergeFromString(b"".join(parts))
     # Shapes seen in this run: partition graphs record them, and the graph keeps the last ones.
-    shapes = _RunShapes([(info.op, info.shapes) for info in infos])
+    items = pt.shape_items
+    if items is None:   # the shapes changed (or are checked op by op)
+        items = pt.shape_items = [(info.op, info.shapes) for info in infos]
+    shapes = _RunShapes(items)
     sess.graph._run_shapes = shapes
     if getattr(options, "output_partition_graphs", False):
         from lens.client import partition
