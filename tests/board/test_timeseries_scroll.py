@@ -108,3 +108,17 @@ def test_cards_drawn_mid_scroll_are_canvas_previews_then_plotly(page, tbx_server
     assert sorted(r["run"] for r in rows) == sorted(RUNS)
     assert {r["dt-step"] for r in rows} == {"50"}
     assert page.errors == []
+
+
+def test_cards_load_without_the_worker(page, tbx_server):
+    # The loader script cannot be fetched: the page loads the batches itself.
+    blocked = []
+    page.route("**/static/js/ts_loader.js", lambda route: (blocked.append(1), route.abort()))
+    open_ts(page, tbx_server)
+    page.wait_for_selector(".ts-card[data-tag='eval/loss'][data-loaded] .plot svg")
+    page.locator(LOSS).scroll_into_view_if_needed()
+    page.wait_for_selector(f"{LOSS} .js-plotly-plot .scatterlayer .trace")
+    traces = page.eval_on_selector(f"{LOSS} .js-plotly-plot", "el => el.data.length")
+    smoothing = page.evaluate("window.lensSettings.get('smoothing')")
+    assert traces == len(RUNS) * (2 if smoothing > 0 else 1)
+    assert blocked and page.errors == []
