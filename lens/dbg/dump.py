@@ -179,10 +179,21 @@ class DumpWriter:
     def write_parts(self, folder, name, parts):
         """Create `folder/name` (folder relative to the root; '-1', '-2'… if taken) holding
         the concatenated buffers `parts`, after reserving their size. Returns the file name."""
+        return self.create(folder, name, parts, self.reserve(folder, name, parts))
+
+    def reserve(self, folder, name, parts):
+        """Count the size of the file `parts` will make against the byte budget (raising
+        DiskBudgetExceededError when it would pass it); returns that size."""
         nbytes = 0
         for part in parts:
             nbytes += len(part) if isinstance(part, bytes) else part.nbytes
         _reserve(nbytes, (self.dump_root, folder, name), self._limit)
+        self.bytes_written += nbytes
+        self.files_written += 1
+        return nbytes
+
+    def create(self, folder, name, parts, nbytes):
+        """write_parts for an already reserved file of `nbytes` bytes."""
         dir_fd = self._dir_fd(folder) if _DIR_FDS else None
         base = candidate = name if _DIR_FDS else os.path.join(self.dump_root, folder, name)
         n = 0
@@ -197,8 +208,6 @@ class DumpWriter:
             _write_all(fd, parts, nbytes)
         finally:
             os.close(fd)
-        self.bytes_written += nbytes
-        self.files_written += 1
         return candidate if _DIR_FDS else os.path.basename(candidate)
 
     def _dir_fd(self, folder):

@@ -189,6 +189,7 @@ class BaseDebugWrapperSession(SessionContext):
         try:
             return self._sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
         finally:
+            watch.release()
             close = getattr(sink, "close", None)
             if close is not None:
                 close()  # every dump is on disk before run() returns

@@ -127,6 +127,13 @@ class Watch:
             # Shadows the methods for this instance: the engine calls them directly.
             self.on_output, self.before_update = fast(self)
 
+    def release(self):
+        """Drop the hooks a sink installed on this instance: they refer back to the watch, and
+        the cycle would keep the run's held values (megabytes) alive until the next garbage
+        collection, so the next run would take fresh memory instead of reusing theirs."""
+        self.__dict__.pop("on_output", None)
+        self.__dict__.pop("before_update", None)
+
     def _dtype_ok(self, tensor):
         # Handles (datasets, iterators) are not tensors of numbers: tfdbg never dumps them either.
         if tensor.dtype.base_dtype.name in _HANDLE_DTYPES:
@@ -189,8 +196,9 @@ class Watch:
         self.sink.add(info.name, slot, debug_op, value, timestamp_us, info.device, info.type)
 
 
-def write_watched(writer, info, slot, debug_op, value, timestamp_us):
-    """Write one watched value with `writer` in tfdbg's layout (one file, one syscall)."""
+def watched_file(info, slot, debug_op, value, timestamp_us):
+    """(folder, file name, buffers) of one watched value's dump in tfdbg's layout; the
+    buffers hold the value's own memory (no copy) when it has a raw dtype."""
     cached = info.encoders.get((slot, debug_op))
     if cached is None:
         cached = info.encoders[(slot, debug_op)] = (
@@ -203,7 +211,12 @@ def write_watched(writer, info, slot, debug_op, value, timestamp_us):
                                    info.device).SerializeToString()]
     else:
         parts = encoder.parts(array, timestamp_us)
-    writer.write_parts(info.folder, prefix + str(timestamp_us), parts)
+    return info.folder, prefix + str(timestamp_us), parts
+
+
+def write_watched(writer, info, slot, debug_op, value, timestamp_us):
+    """Write one watched value with `writer` in tfdbg's layout (one file, one syscall)."""
+    writer.write_parts(*watched_file(info, slot, debug_op, value, timestamp_us))
 
 
 class DiskSink:

@@ -105,3 +105,32 @@ def test_numpy_scalar_outputs_are_checked_as_their_dump_will_be():
     assert seen["neg:0"] is np.ndarray  # what `lt -f` hands the same filter after loading
     assert has_inf_or_nan(None, float("nan")) and has_inf_or_nan(None, np.complex64(np.inf))
     assert not has_inf_or_nan(None, np.float64(1.0)) and not has_inf_or_nan(None, 3)
+
+
+def test_a_filtered_run_frees_its_held_values_without_the_garbage_collector(monkeypatch):
+    # The hook refers back to its watch; a cycle left in place would keep a run's held
+    # values alive until the next collection, and every run would take fresh memory.
+    import gc
+    import weakref
+
+    from lens import dbg as tf_debug
+    from lens.dbg import watch as watch_module
+    from lens.dbg.run_screens import run_parser
+    sess, x, fetches, _ = _graph()
+    sinks = []
+    init = watch_module.FilterSink.__init__
+
+    def recording_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        sinks.append(weakref.ref(self))
+    monkeypatch.setattr(watch_module.FilterSink, "__init__", recording_init)
+    wrapper = tf_debug.LocalCLIDebugWrapperSession(sess, ui_type="readline")
+    wrapper._pending = run_parser().parse_args(["-f", "has_inf_or_nan"])
+    feed = {x: np.ones((2, 3), np.float32)}
+    gc.disable()
+    try:
+        for _ in range(2):
+            wrapper.run(fetches, feed)
+        assert len(sinks) == 2 and all(ref() is None for ref in sinks)
+    finally:
+        gc.enable()
