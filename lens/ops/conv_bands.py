@@ -14,8 +14,9 @@ from numpy.lib.stride_tricks import as_strided
 from lens.ops import intra_op
 from lens.ops.work_np import add_bias_inplace, relu_into, scratch
 
-# A job's im2col block is about this big (read by the GEMM from the cache right after it is written).
-BLOCK_BYTES = 1 << 22
+# A job's im2col block is about this big (read by the GEMM from the cache right after it is
+# written); on the MNIST layer 2 MiB measured 0-5% less CPU than 1 or 4 MiB.
+BLOCK_BYTES = 1 << 21
 # Banding is used when it skips at least this share of the im2col's taps (below it, the extra
 # calls and the copy of the output cost more than the zeros).
 MIN_SKIPPED = 0.05
