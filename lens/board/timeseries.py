@@ -32,8 +32,6 @@ GET /data/plugin/timeseries/imageData?imageId=<opaque>
 import json
 from urllib.parse import parse_qs, urlencode
 
-import numpy as np
-import orjson
 from flask import Blueprint, Response, request
 from werkzeug.exceptions import BadRequest
 from werkzeug.exceptions import NotFound as HTTPNotFound
@@ -41,7 +39,7 @@ from werkzeug.exceptions import NotFound as HTTPNotFound
 from lens.board import images, markdown
 from lens.board.histograms import histogram_rows
 from lens.board.params import json_response, provider, required
-from lens.board.scalar_json import BODIES, Raw, compose, objects_json
+from lens.board.scalar_json import BODIES, Raw, columns_json, compose, objects_json
 from lens.events.provider import NotFound
 
 PLUGIN = "timeseries"
@@ -123,28 +121,6 @@ def _downsample(req, default):
         raise BadRequest(f"'downsample' of the {req.get('plugin')} request for tag "
                          f"{req.get('tag')!r} must be a whole number >= 0, got {value!r}")
     return value
-
-
-def _json_list(column):
-    """A NumPy column as a JSON list; non-finite values as TensorBoard's strings ("NaN")."""
-    text = repr(column.tolist()).replace(" ", "")
-    if "n" not in text:  # number reprs hold no "n": only nan and inf do
-        return text
-    return (text.replace("-inf", '"-Infinity"').replace("inf", '"Infinity"')
-            .replace("nan", '"NaN"'))
-
-
-def columns_json(steps, walls, values):
-    """{"wallTime": [..], "step": [..], "value": [..]}: three flat lists, which a browser
-    parses several times faster than a list of point objects, into three packed arrays.
-    orjson writes finite columns (in C; any valid JSON number parses to the same double);
-    it would write non-finite ones as null, so those go through repr."""
-    walls, values = np.asarray(walls, np.float64), np.asarray(values, np.float64)
-    if np.isfinite(walls).all() and np.isfinite(values).all():
-        return orjson.dumps({"wallTime": walls, "step": np.asarray(steps, np.int64),
-                             "value": values}, option=orjson.OPT_SERIALIZE_NUMPY).decode()
-    return ('{"wallTime":' + _json_list(walls) + ',"step":' + _json_list(steps) +
-            ',"value":' + _json_list(values) + "}")
 
 
 ENCODERS = {"points": objects_json, "columns": columns_json}
