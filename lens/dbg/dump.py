@@ -99,6 +99,7 @@ def make_tensor_event(node_name, output_slot, debug_op, value, timestamp_us, dev
 
 
 _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_REPLACE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 _DIR_FDS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -137,12 +138,23 @@ class DumpWriter:
             os.makedirs(path, exist_ok=True)
             self._dirs.add(path)
 
-    def _write(self, path, data):
-        _reserve(len(data), path)
-        with open(path, "wb") as f:
-            f.write(data)
+    def _write(self, folder, name, data):
+        """Write (or replace) `folder/name` (folder relative to the root) holding `data`;
+        returns its path. Made through the folder's cached fd, as the tensor dumps are."""
+        path = os.path.join(self.dump_root, folder, name)
+        _reserve(len(data), path, self._limit)
+        if _DIR_FDS:
+            fd = os.open(name, _REPLACE_FLAGS, 0o644, dir_fd=self._dir_fd(folder))
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, _REPLACE_FLAGS, 0o644)
+        try:
+            _write_all(fd, [data], len(data))
+        finally:
+            os.close(fd)
         self.bytes_written += len(data)
         self.files_written += 1
+        return path
 
     def tensor_path(self, node_name, output_slot, debug_op, timestamp_us, device):
         """Path of a new dump file; '-1', '-2'… appended when that name exists."""
@@ -252,12 +264,8 @@ class DumpWriter:
         from lens.dbg.dump_encoding import varint
         # Event: wall_time (field 1, double) and graph_def (field 4, bytes).
         event = b"\x09" + struct.pack("<d", time.time()) + b"\x22" + varint(len(data)) + data
-        device_dir = os.path.join(self.dump_root, device_names.device_to_dir(device))
-        self._ensure_dir(device_dir)
-        path = os.path.join(device_dir, "%shash%d_%d" % (
-            GRAPH_PREFIX, digest, timestamp_us or int(time.time() * 1e6)))
-        self._write(path, event)
-        return path
+        return self._write(device_names.device_to_dir(device), "%shash%d_%d" % (
+            GRAPH_PREFIX, digest, timestamp_us or int(time.time() * 1e6)), event)
 
     def write_core_metadata(self, session_run_index, executor_step_index, input_names,
                             output_names, target_nodes, global_step=-1):
@@ -282,9 +290,7 @@ class DumpWriter:
     def _write_log_message(self, name, message):
         event = _event_pb2().Event(wall_time=time.time())
         event.log_message.message = message
-        path = os.path.join(self.dump_root, name)
-        self._write(path, event.SerializeToString())
-        return path
+        return self._write("", name, event.SerializeToString())
 
 
 _RUN_DIR_RE = re.compile(r"^run_\d+_\d+$")

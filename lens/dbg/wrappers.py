@@ -51,16 +51,16 @@ class DumpingDebugWrapperSession(BaseDebugWrapperSession):
         run_dir = os.path.join(self._session_root, "run_%d_%d" % (int(time.time() * 1e6),
                                                                  self._dump_count))
         self._dump_count += 1
-        writer = DumpWriter(run_dir)
-        write_run_files(writer, self._sess, fetches, feed_dict, self._run_call_count,
-                        self._graph_cache)
         sink = DiskSink(run_dir)
+        # One writer for the run's metadata files and its dumps: folders made once, one fd each.
+        write_run_files(sink.writer, self._sess, fetches, feed_dict, self._run_call_count,
+                        self._graph_cache)
         try:
             return self._watched_run(fetches, feed_dict, options, run_metadata, watch_options,
                                      sink)
         finally:
             self.last_run_dir = run_dir
-            self.last_run_bytes = writer.bytes_written + sink.writer.bytes_written
+            self.last_run_bytes = sink.writer.bytes_written
 
 
 class LocalCLIDebugWrapperSession(BaseDebugWrapperSession):
