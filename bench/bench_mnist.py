@@ -5,7 +5,8 @@ softmax cross entropy; Adam 1e-4; batch 64, about 5.3 GFLOP): lens vs TensorFlow
 
 `python -m bench.bench_mnist --profile` prints lens's slowest kernel calls of the plain plan (the
 one the row times: fused chains, one BLAS thread, intra-op helpers), wall and CPU time, then the
-slowest ops from FULL_TRACE step stats (one call per op).
+slowest ops from FULL_TRACE step stats (one call per op). `--bands` compares the CPU of the
+slowest kernels with the banded convolutions (lens/ops/conv_bands.py) and the padded im2col.
 """
 import os
 import re
@@ -56,6 +57,43 @@ def run(quick=False):
 def profile_plan(steps=20, top=15):
     """Wall and CPU (all threads) time per kernel call of the plain plan, slowest first; a fused
     call is named after the ops it runs."""
+    rows, wall, cpu = plan_times(steps)
+    print("%8s %8s  %s" % ("wall ms", "cpu ms", "kernel call of the plain plan (per step)"))
+    for label, w, c in rows[:top]:
+        print("%8.2f %8.2f  %s" % (w * 1e3, c * 1e3, label))
+    print("%8.2f %8.2f  all %d calls; whole step %.2f ms wall, %.2f ms cpu; load %.1f" % (
+        sum(r[1] for r in rows) * 1e3, sum(r[2] for r in rows) * 1e3, len(rows), wall * 1e3, cpu * 1e3,
+        os.getloadavg()[0]))
+
+
+def compare_bands(rounds=4, steps=10, top=4):
+    """CPU per kernel call and per step with the banded convolutions (padding's zeros skipped)
+    and with the padded im2col, in alternating rounds (medians: the machine may be loaded)."""
+    from lens.ops import conv_bands
+    modes = {"padded": 2.0, "banded": conv_bands.MIN_SKIPPED}
+    cpu = {m: {} for m in modes}
+    try:
+        for _ in range(rounds):
+            for mode, share in modes.items():
+                conv_bands.MIN_SKIPPED = share
+                rows, _, step_cpu = plan_times(steps)
+                for label, _, c in rows:
+                    cpu[mode].setdefault(label, []).append(c)
+                cpu[mode].setdefault("whole step", []).append(step_cpu)
+    finally:
+        conv_bands.MIN_SKIPPED = modes["banded"]
+    med = {m: {k: sorted(v)[len(v) // 2] * 1e3 for k, v in cpu[m].items()} for m in modes}
+    labels = sorted(med["padded"], key=lambda k: -med["padded"][k])[:top + 1]
+    print("%9s %9s %7s  %s" % ("padded", "banded", "change", "median CPU ms per step (%d rounds)" % rounds))
+    for k in labels:
+        a, b = med["padded"][k], med["banded"].get(k, float("nan"))
+        print("%9.2f %9.2f %+6.1f%%  %s" % (a, b, 100 * (b / a - 1), k))
+    print("load %.1f" % os.getloadavg()[0])
+
+
+def plan_times(steps):
+    """([(label, wall s, cpu s) per step, slowest CPU first], step wall s, step cpu s) of the
+    plain plan's kernel calls over steps steps."""
     from lens.client import plan as plan_mod
     sess, train, loss, feed = lens_graph(64)
     sess.run([train, loss], feed)
@@ -89,12 +127,7 @@ def profile_plan(steps=20, top=15):
     finally:
         env.update(originals)
     rows = sorted(totals.items(), key=lambda kv: -kv[1][1])
-    print("%8s %8s  %s" % ("wall ms", "cpu ms", "kernel call of the plain plan (per step)"))
-    for k, (w, c) in rows[:top]:
-        print("%8.2f %8.2f  %s" % (w / steps * 1e3, c / steps * 1e3, labels[k]))
-    print("%8.2f %8.2f  all %d calls; whole step %.2f ms wall, %.2f ms cpu; load %.1f" % (
-        sum(w for w, _ in totals.values()) / steps * 1e3, sum(c for _, c in totals.values()) / steps * 1e3,
-        len(rows), wall * 1e3, cpu * 1e3, os.getloadavg()[0]))
+    return [(labels[k], w / steps, c / steps) for k, (w, c) in rows], wall, cpu
 
 
 def profile(steps=10, top=15):
@@ -119,7 +152,9 @@ def profile(steps=10, top=15):
 
 
 if __name__ == "__main__":
-    if "--profile" in sys.argv:
+    if "--bands" in sys.argv:
+        compare_bands()
+    elif "--profile" in sys.argv:
         profile_plan()
         print()
         profile()
