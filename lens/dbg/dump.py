@@ -193,12 +193,14 @@ class DumpWriter:
         the concatenated buffers `parts`, after reserving their size. Returns the file name."""
         return self.create(folder, name, parts, self.reserve(folder, name, parts))
 
-    def reserve(self, folder, name, parts):
-        """Count the size of the file `parts` will make against the byte budget (raising
-        DiskBudgetExceededError when it would pass it); returns that size."""
-        nbytes = 0
-        for part in parts:
-            nbytes += len(part) if isinstance(part, bytes) else part.nbytes
+    def reserve(self, folder, name, parts, nbytes=None):
+        """Count the size of the file `parts` will make (`nbytes`, when the caller knows it)
+        against the byte budget, raising DiskBudgetExceededError when it would pass it;
+        returns that size."""
+        if nbytes is None:
+            nbytes = 0
+            for part in parts:
+                nbytes += len(part) if isinstance(part, bytes) else part.nbytes
         _reserve(nbytes, (self.dump_root, folder, name), self._limit)
         self.bytes_written += nbytes
         self.files_written += 1
@@ -206,7 +208,7 @@ class DumpWriter:
 
     def create(self, folder, name, parts, nbytes):
         """write_parts for an already reserved file of `nbytes` bytes."""
-        dir_fd = self._dir_fd(folder) if _DIR_FDS else None
+        dir_fd = (self._dir_fds.get(folder) or self._dir_fd(folder)) if _DIR_FDS else None
         base = candidate = name if _DIR_FDS else os.path.join(self.dump_root, folder, name)
         n = 0
         while True:

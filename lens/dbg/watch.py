@@ -197,8 +197,8 @@ class Watch:
 
 
 def watched_file(info, slot, debug_op, value, timestamp_us):
-    """(folder, file name, buffers) of one watched value's dump in tfdbg's layout; the
-    buffers hold the value's own memory (no copy) when it has a raw dtype."""
+    """(folder, file name, buffers, their total size) of one watched value's dump in tfdbg's
+    layout; the buffers hold the value's own memory (no copy) when it has a raw dtype."""
     cached = info.encoders.get((slot, debug_op))
     if cached is None:
         cached = info.encoders[(slot, debug_op)] = (
@@ -207,16 +207,18 @@ def watched_file(info, slot, debug_op, value, timestamp_us):
     encoder, prefix = cached
     array = dump_encoding.raw_array(value)
     if array is None:  # strings, objects: the protobuf encoder handles every dtype
-        parts = [make_tensor_event(info.name, slot, debug_op, value, timestamp_us,
-                                   info.device).SerializeToString()]
-    else:
-        parts = encoder.parts(array, timestamp_us)
-    return info.folder, prefix + str(timestamp_us), parts
+        data = make_tensor_event(info.name, slot, debug_op, value, timestamp_us,
+                                 info.device).SerializeToString()
+        return info.folder, prefix + str(timestamp_us), [data], len(data)
+    parts = encoder.parts(array, timestamp_us)
+    return (info.folder, prefix + str(timestamp_us), parts,
+            len(parts[0]) + array.nbytes + len(parts[2]))
 
 
 def write_watched(writer, info, slot, debug_op, value, timestamp_us):
     """Write one watched value with `writer` in tfdbg's layout (one file, one syscall)."""
-    writer.write_parts(*watched_file(info, slot, debug_op, value, timestamp_us))
+    folder, name, parts, nbytes = watched_file(info, slot, debug_op, value, timestamp_us)
+    writer.create(folder, name, parts, writer.reserve(folder, name, parts, nbytes))
 
 
 class DiskSink:
@@ -235,12 +237,15 @@ class DiskSink:
         """add() for a Watch, which passes the op's cached OpInfo."""
         if self.budget_message is not None:
             return
+        folder, name, parts, nbytes = watched_file(info, slot, debug_op, value, timestamp_us)
         try:
-            write_watched(self.writer, info, slot, debug_op, value, timestamp_us)
+            self.writer.reserve(folder, name, parts, nbytes)
         except DiskBudgetExceededError as exc:
             # Stop dumping this run; the run itself goes on and the user is told why.
             self.budget_message = str(exc)
             print("lens.dbg: %s" % exc, file=sys.stderr)
+            return
+        self.writer.create(folder, name, parts, nbytes)
 
     def close(self):
         """Release the run's directory handles; every dump is already on disk."""
