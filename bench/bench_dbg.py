@@ -98,7 +98,7 @@ def _step_rows(quick):
     from lens.dbg import dump as dump_module
     from lens.dbg.run_screens import run_parser
     from lens.dbg.watch import WatchOptions
-    steps, rounds, batch = (2, 2, 32) if quick else (5, 12, 128)
+    steps, rounds, batch = (2, 2, 32) if quick else (10, 15, 128)
     sess, train, loss, feed = _mlp(tf, batch)
     roots = {"disk": tempfile.mkdtemp(prefix="lens-bench-dump-")}
     if _ram_dir():
