@@ -146,7 +146,11 @@ def _conv_bias_ok(conv, bias):
 def _patterns():
     from lens.ops import conv as C
     from lens.ops import pool as P
+    from lens.ops import reduce as R
     return [
+        # A broadcasting gradient's Sum then Reshape (add_grad, every bias, every step).
+        (("Sum", "Reshape"), lambda s, r: r._inputs[0] is s._outputs[0],
+         lambda s, r: [s._inputs[0], s._inputs[1], r._inputs[1]], R.make_sum_reshape),
         (("Conv2D", "BiasAdd", "Relu"), lambda c, b, r: _conv_bias_ok(c, b) and r._inputs[0] is b._outputs[0],
          lambda c, b, r: list(c._inputs) + [b._inputs[1]], C.make_conv_bias_relu),
         (("Conv2D", "BiasAdd"), _conv_bias_ok,

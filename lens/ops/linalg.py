@@ -1,10 +1,12 @@
 """matmul (MatMul, BatchMatMulV2) and norm."""
+import sys
+
 import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.graph import name_scope
 from lens.ops import intra_op
-from lens.ops.conv_np import Recycler, scratch
+from lens.ops.conv_np import scratch
 from lens.ops.shapes import broadcast_shapes
 from lens.framework.registry import register_op
 from lens.framework.tensor_shape import TensorShape, unknown_shape
@@ -18,8 +20,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _matmul_make(op, ctx):
     ta, tb = op._attrs.get("transpose_a", False), op._attrs.get("transpose_b", False)
-    recycler = Recycler(RECYCLE_MIN_BYTES)
-    ndarray, matmul_ = np.ndarray, np.matmul
+    held = [None]       # the previous big output, rewritten when nothing else refers to it
+    ndarray, matmul_, refs, enabled = np.ndarray, np.matmul, sys.getrefcount, intra_op._enabled
 
     def run(a, b):
         if ta:
@@ -28,15 +30,29 @@ def _matmul_make(op, ctx):
             b = b.T
         if type(a) is ndarray and type(b) is ndarray and a.ndim == 2 == b.ndim and a.dtype == b.dtype \
                 and a.dtype in _FLOATS:
-            if a.shape[0] * b.shape[1] * a.itemsize < RECYCLE_MIN_BYTES:
+            out = held[0]
+            held[0] = None      # handed out once: a run on another thread meanwhile gets fresh memory
+            # References: `out` and getrefcount's argument; any more (a fetch, a user's view) is a user.
+            if out is not None and (refs(out) > 2 or out.shape[0] != a.shape[0] or out.shape[1] != b.shape[1]
+                                    or out.dtype != a.dtype):
+                out = None
+            if out is None and a.shape[0] * b.shape[1] * a.itemsize < RECYCLE_MIN_BYTES:
                 return matmul_(a, b)
-            out = recycler.take((a.shape[0], b.shape[1]), a.dtype)
             # Slices only in runs that may lend a helper (the executor's intra-op mode; whether
             # one is free never matters, so values never depend on the load). Elsewhere one
             # product: no packing of b once per slice (15-25% of an MLP layer's product).
-            if a.shape[0] * a.shape[1] * b.shape[1] >= INTRA_MIN_MACS and intra_op._enabled[0]:
-                return recycler.give(_shared(a, b, out))
-            return recycler.give(matmul_(a, b) if out is None else matmul_(a, b, out=out))
+            reused = out is not None
+            if enabled[0] and a.shape[0] * a.shape[1] * b.shape[1] >= INTRA_MIN_MACS:
+                out = _shared(a, b, out)
+            elif out is None:
+                out = matmul_(a, b)
+            else:
+                matmul_(a, b, out=out)
+            # Only big arrays owning their memory are kept (a fresh big block may come as new
+            # pages from the system, each one faulted in); a reused one goes out as a view of it.
+            if out.base is None and out.nbytes >= RECYCLE_MIN_BYTES:
+                held[0] = out
+            return out.view() if reused else out
         return matmul_(a, b)
     return run
 

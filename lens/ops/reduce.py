@@ -209,16 +209,48 @@ _TF_ORDER_MAX = 1 << 16  # beyond this TF splits the work across threads; NumPy'
 
 
 register_op("Sum", make=_make_reduce(_tf_order_sum), shape=_reduce_shape, grad=_sum_grad)
+
+
+def make_sum_reshape(members, ctx, fed=()):
+    """Kernel of a fused Sum -> Reshape chain (a broadcasting gradient's reduce-then-reshape back
+    to the input's shape, run for every bias every step): run(x, axes, shape), one call.
+
+    The common cases run inline with Sum's exact arithmetic (no axes: the input itself; float
+    partial sums: np.add.reduce); anything else goes through the two ops' own kernels."""
+    sum_op, reshape_op = members
+    sum_k, reshape_k = sum_op._op_def.make(sum_op, ctx), reshape_op._op_def.make(reshape_op, ctx)
+    keep = sum_op._attrs.get("keep_dims", False)
+    ndarray, add_reduce = np.ndarray, np.add.reduce
+
+    def run(x, axes, shape):
+        if type(x) is ndarray and type(axes) is ndarray and type(shape) is ndarray and axes.ndim == 1 \
+                and shape.ndim == 1 and x.ndim:
+            ax = tuple(axes.tolist())
+            if not ax:      # nothing was broadcast: TF forwards the gradient
+                return x.reshape(shape.tolist())
+            n = x.ndim
+            if x.dtype.kind == "f" and len({a % n for a in ax}) != n:
+                return add_reduce(x, axis=ax, keepdims=keep).reshape(shape.tolist())
+        return reshape_k(sum_k(x, axes), shape)
+    return run
 def _mean(x, axis, keepdims):
     """np.mean's values (float sums in the input's dtype, divided in float64) without its wrappers."""
     if type(x) is np.ndarray and x.dtype in _FLOAT_DTYPES and x.size:
         total = np.add.reduce(x, axis=axis, keepdims=keepdims)
-        count = np.float64(x.size // max(np.size(total), 1))
-        return np.asarray(np.true_divide(total, count)).astype(x.dtype, copy=False)
+        count = x.size // total.size    # a non-empty x reduces to a non-empty total
+        if count <= _EXACT_F32_COUNT or x.dtype == _F64:
+            # One division in the input's dtype: a float32 quotient is correctly rounded, so it
+            # equals the float64 quotient rounded to float32 (double rounding is harmless for
+            # division at these precisions) as long as the count itself is exact in float32.
+            q = np.true_divide(total, x.dtype.type(count))
+            return q if type(q) is np.ndarray else np.asarray(q)
+        return np.asarray(np.true_divide(total, np.float64(count))).astype(x.dtype, copy=False)
     return _typed(np.mean)(x, axis, keepdims)
 
 
 _FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_F64 = np.dtype(np.float64)
+_EXACT_F32_COUNT = 1 << 24     # every count up to this is a float32 integer
 
 
 register_op("Mean", make=_make_reduce(_mean), shape=_reduce_shape, grad=_mean_grad)
