@@ -86,11 +86,27 @@ def _writable_float(x):
 _FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+# relu_into's arithmetic on the float's bits, per float dtype: (signed int view, the int of -inf).
+_RELU_BITS = {np.dtype(t): (np.dtype(i), np.array(-np.inf, t).view(i)[()])
+              for t, i in ((np.float32, np.int32), (np.float64, np.int64))}
+_RELU_MIN_SIZE = 1024           # below this relu_into takes np.maximum
+_RELU_SCRATCH_SIZE = 1 << 18    # masks from this size up go in a reused per-thread buffer
+
+
 def _relu_inplace(op, ctx, donated):
     """Relu over a donated buffer (the bias add's output), in place."""
     plain = _relu_make(op, ctx)
+    ndarray, greater, multiply = np.ndarray, np.greater, np.multiply
 
     def run(x):
+        bits = _RELU_BITS.get(x.dtype) if type(x) is ndarray else None
+        if bits is not None and x.size >= _RELU_MIN_SIZE and x.flags.writeable and x.flags.c_contiguous:
+            # relu_into(x, x) without its checks: zero the values whose int view is at most -inf's.
+            xi = x.view(bits[0])
+            keep = greater(xi, bits[1]) if x.size < _RELU_SCRATCH_SIZE else \
+                greater(xi, bits[1], out=scratch("relu_keep", x.shape, np.bool_))
+            multiply(xi, keep, out=xi)
+            return x
         return relu_into(x, x) if _writable_float(x) else plain(x)
     return run
 
@@ -101,9 +117,15 @@ def _relu_grad_inplace(op, ctx, donated):
     if 0 not in donated:
         return plain
 
+    ndarray, greater, multiply = np.ndarray, np.greater, np.multiply
+
     def run(g, f):
-        if _writable_float(g) and type(f) is np.ndarray and f.shape == g.shape:
-            return np.multiply(g, np.greater(f, 0, out=scratch("relu_grad_mask", g.shape, np.bool_)), out=g)
+        if type(g) is ndarray and type(f) is ndarray and g.dtype in _FLOAT_DTYPES and f.shape == g.shape \
+                and g.flags.writeable and g.flags.c_contiguous:
+            # A small mask costs less fresh than through the per-thread buffer's lookup.
+            mask = greater(f, 0) if g.size < _RELU_SCRATCH_SIZE else \
+                greater(f, 0, out=scratch("relu_grad_mask", g.shape, np.bool_))
+            return multiply(g, mask, out=g)
         return plain(g, f)
     return run
 

@@ -101,3 +101,18 @@ def test_matmul_reuses_its_output_only_when_nobody_holds_it():
         view = sess.run(prod, {a: av})[:2]
         sess.run(prod, {a: av * 5})
         np.testing.assert_array_equal(view, np.matmul(av, sess.run(w))[:2])   # a view keeps it too
+
+
+@pytest.mark.parametrize("dtype,ints", [(np.float32, np.uint32), (np.float64, np.uint64)])
+def test_in_place_relu_matches_relu_into_on_every_bit_pattern(dtype, ints):
+    from lens.ops import nn
+    from lens.ops.work_np import relu_into
+    run = nn._relu_inplace(None, None, frozenset({0}))
+    rng = np.random.default_rng(4)
+    for n in (9, 1023, 1024, 4099, 300000):
+        x = rng.integers(0, np.iinfo(ints).max, n, dtype=ints, endpoint=True).view(dtype)
+        x[:8] = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45], dtype)
+        want = relu_into(x.copy(), np.empty_like(x)) if n >= 1024 else np.maximum(x, 0)
+        got = x.copy()
+        assert run(got) is got
+        assert got.tobytes() == want.tobytes()
