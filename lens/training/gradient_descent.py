@@ -3,7 +3,7 @@ import numpy as np
 
 from lens.framework.convert import apply_op, convert_to_tensor
 from lens.framework.registry import register_op
-from lens.ops.conv_np import scratch
+from lens.ops.conv_np import SCRATCH_MIN_BYTES, scratch
 from lens.ops.state_scatter import scatter_sub
 from lens.training.optimizer import Optimizer, cast_like
 
@@ -24,8 +24,13 @@ def _make_apply_gd(op, ctx, donated=frozenset()):
                 and delta.shape == var.shape and not alpha.ndim:
             # var -= alpha * delta, the product written into delta when it is ours (one buffer
             # fewer passing through the cache), else into a reused per-thread buffer; same values.
-            step = delta if own_delta and delta.flags.writeable else scratch("gd_step", var.shape, dtype)
-            np.multiply(delta, alpha, out=step)
+            if own_delta and delta.flags.writeable:
+                np.multiply(delta, alpha, out=delta)
+                step = delta
+            elif var.nbytes < SCRATCH_MIN_BYTES:    # small (a bias): fresh costs less than the lookup
+                step = np.multiply(delta, alpha)
+            else:
+                step = np.multiply(delta, alpha, out=scratch("gd_step", var.shape, dtype))
             np.subtract(var, step, out=var)
             var.flags.writeable = False
             return var
