@@ -20,6 +20,7 @@ from lens.distributed.rendezvous import Rendezvous
 from lens.framework import errors, run_deadline
 from lens.framework.graph import Graph
 from lens.framework.importer import import_graph_def
+from lens.ops import all as _all_ops  # noqa: F401 - a task process registers every op family, as TF's workers do
 from lens.proto import config_pb2, graph_pb2
 
 

@@ -4,6 +4,9 @@ import sys
 _OPS = {}
 _GRADS = {}          # gradient name -> function (or None for "not differentiable")
 _GRAD_WHERE = {}
+# Called when an op type or gradient is looked up but not registered: `lens` adds the one loading the TF1 facade
+# (every op family and the savers' ops), so a process that never touched a tf.* name still finds every op.
+_OP_LOADERS = []
 
 
 def _caller(depth=2):
@@ -64,8 +67,21 @@ def _register_grad(name, fn, where):
     _GRAD_WHERE[name] = where
 
 
+def add_op_loader(loader):
+    """Run loader() the first time an unregistered op type or gradient is looked up (it registers more ops)."""
+    _OP_LOADERS.append(loader)
+
+
+def load_op_libraries():
+    """Run the op loaders (each loads once): afterwards every op type lens knows is registered."""
+    for loader in list(_OP_LOADERS):
+        loader()
+
+
 def get_op_def(op_type):
     """The OpDef of a type; KeyError naming the type if unknown."""
+    if op_type not in _OPS:
+        load_op_libraries()
     try:
         return _OPS[op_type]
     except KeyError:
@@ -79,11 +95,15 @@ def registered_ops():
 
 def has_gradient_entry(name):
     """True when a gradient or a not-differentiable mark exists for name."""
+    if name not in _GRADS:
+        load_op_libraries()
     return name in _GRADS
 
 
 def get_gradient_function(name):
     """The gradient function for a gradient name (None = not differentiable)."""
+    if name not in _GRADS:
+        load_op_libraries()
     if name not in _GRADS:
         raise LookupError("No gradient defined for operation type %r" % name)
     return _GRADS[name]

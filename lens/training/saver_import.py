@@ -3,7 +3,7 @@ import os
 
 from lens.framework.graph import get_default_graph
 from lens.framework.importer import import_graph_def
-from lens.framework.registry import registered_ops
+from lens.framework.registry import load_op_libraries, registered_ops
 from lens.ops.variables import Variable
 from lens.proto import meta_graph_pb2, variable_pb2
 from lens.training.meta_graph import VARIABLE_COLLECTIONS, read_meta_graph_file
@@ -15,6 +15,9 @@ __all__ = ["import_meta_graph"]
 def _check_op_types(graph_def):
     """ValueError naming the op types lens lacks (as TensorFlow's 'Op type not registered'), before any import."""
     known = set(registered_ops())
+    if any(node.op not in known for node in graph_def.node):
+        load_op_libraries()     # a process that never touched a tf.* name has not loaded every op family yet
+        known = set(registered_ops())
     missing = {}
     for node in graph_def.node:
         if node.op not in known:

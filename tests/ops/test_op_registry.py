@@ -1,5 +1,5 @@
 """Meta-tests: every registered op has a gradient entry, and every registered op is in the op table."""
-import lens  # noqa: F401 - the facade loads every op family (lens/ops/all.py)
+import lens.tf1.facade  # noqa: F401 - the TF1 facade loads every op family (lens/ops/all.py)
 import lens.training.gradient_descent  # noqa: F401 - registers ApplyGradientDescent
 import lens.events.summary_ops  # noqa: F401 - registers the summary op types
 import pytest
