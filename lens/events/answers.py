@@ -15,6 +15,7 @@ import uuid
 import google_crc32c
 import numpy as np
 
+from lens.events.colstore import write_atomic
 from lens.events.scalar_text import rows_json
 from lens.events.series import downsample
 from lens.events.summary import MIN_POINTS, downsample_summarized
@@ -171,17 +172,7 @@ def save(folder, store, old_file=None):
             entries[tag][points] = ref.entry()
             refs.append((store.scalars[tag].answers, points, held, ref))
             offset += len(data)
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(b"".join(parts))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, b"".join(parts))
     for memo, points, held, ref in refs:
         if memo.get(points) is held:  # unchanged since: the file holds the same text
             memo[points] = ref

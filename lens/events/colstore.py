@@ -168,3 +168,15 @@ def _remove(path):
         os.remove(path)
     except OSError:
         pass
+
+
+def write_atomic(path, data):
+    """Write bytes to path whole or not at all (a temp file renamed over it)."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise

@@ -16,7 +16,7 @@ import uuid
 import google_crc32c
 
 from lens.events.cache import Loader
-from lens.events.colstore import ChunkError
+from lens.events.colstore import ChunkError, write_atomic
 
 KINDS = ("histograms", "text", "tensors", "pr_curves")  # images and audio use payload.FileRef
 SUFFIX = ".spill"
@@ -112,17 +112,7 @@ def spill_store(folder, store):
             offset += len(data)
     if not parts:
         return None, 0
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(b"".join(parts))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, b"".join(parts))
     for reservoir, i, ref in moves:
         step, wall, _ = reservoir.items[i]
         reservoir.items[i] = (step, wall, ref)
