@@ -7,19 +7,9 @@ import pytest
 
 import lens as tf
 from lens.client import parallel, tracing
+from test_tracing import _model  # the same two-device training step
 
 FULL = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-
-
-def _step():
-    """A two-device training step with a batch dimension left open."""
-    x = tf.placeholder(tf.float32, [None, 3], name="x")
-    with tf.device("/cpu:1"):
-        w = tf.Variable(tf.ones([3, 2]), name="w")
-        h = tf.nn.relu(tf.matmul(x, w), name="h")
-    loss = tf.reduce_mean(tf.square(h), name="loss")
-    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-    return x, loss, train
 
 
 def _fresh(sess, compiled, rec, wall0, perf0):
@@ -43,7 +33,7 @@ def test_templated_metadata_equals_fresh_encoding(inter, monkeypatch):
     if inter == 2:  # the parallel executor even for this tiny graph
         monkeypatch.setattr(parallel, "MIN_OVERLAP_FLOPS", 0)
         monkeypatch.setattr(parallel, "MIN_FLOPS_PER_OP", 0)
-    x, loss, train = _step()
+    x, _, _, loss, train = _model()
     cfg = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=inter)
     rng = np.random.default_rng(0)
     with tf.Session(config=cfg) as sess:
