@@ -5,24 +5,17 @@ EventFileWriter for what tensorboardX refuses to write (tags with '<', '>' in th
 The board reads them through lens's real DataProvider; nothing here fakes a component.
 """
 
-import contextlib
 import io
-import logging
 import os
-import threading
 import time
 
 import numpy as np
 import pytest
 from PIL import Image
-from werkzeug.serving import make_server
 
 from lens.board.app import create_app
+from tests.board.graph_server import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: F401 (tests import serve from here)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 RUNS = ("lr_0.1", "lr_0.01", "lr_0.001")
 XSS = "<img src=x onerror=\"window.__xss=1\">"
 XSS_TAG = "<script>window.__xss=1</script>"
@@ -111,20 +104,6 @@ def tbx_app(tbx_logdir):
 @pytest.fixture()
 def client(tbx_app):
     return tbx_app.test_client()
-
-
-@contextlib.contextmanager
-def serve(app):
-    """Serve app on 127.0.0.1 at a free port in a thread; yields the base URL."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(scope="session")

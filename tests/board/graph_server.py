@@ -6,10 +6,12 @@ tests do not depend on the other dashboards' scripts.
 """
 
 import contextlib
+import logging
 import os
 import threading
 from pathlib import Path
 
+import pytest
 from flask import Blueprint, send_from_directory
 from werkzeug.serving import make_server
 
@@ -37,7 +39,8 @@ def harness_app(provider):
 
 @contextlib.contextmanager
 def serve(app):
-    """Serve app on 127.0.0.1 at a free port; yields the base URL."""
+    """Serve app on 127.0.0.1 at a free port in a thread; yields the base URL."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -67,3 +70,17 @@ def chromium_page():
             yield page
         finally:
             browser.close()
+
+
+@pytest.fixture()
+def page():
+    """chromium_page for one test, which fails on any script error the page raised."""
+    with chromium_page() as pg:
+        yield pg
+        assert pg.js_errors == []
+
+
+def open_run(page, base_url, run, extra=""):
+    """The graph harness page showing run (extra: more of the URL's hash), once drawn."""
+    page.goto(f"{base_url}/graph_harness/index.html#graph.run={run}{extra}")
+    page.wait_for_selector("svg.lg-svg[data-drawn]", timeout=20000)

@@ -2,14 +2,12 @@
 graph (FileWriter) and a lens DebugEvent dump of the same program: alert -> op -> source,
 and "show in graph" revealing the node in the Graphs dashboard."""
 
-import logging
-
 import numpy as np
 import pytest
 
 import lens as tf
 from lens.board.app import create_app
-from tests.board.graph_server import chromium_page, serve
+from tests.board.graph_server import page, serve  # noqa: F401 (page is a fixture)
 
 
 def _write_logdir(logdir):
@@ -33,18 +31,10 @@ def _write_logdir(logdir):
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     logdir = tmp_path_factory.mktemp("dbg2_page")
     _write_logdir(logdir)
     with serve(create_app(str(logdir), reload_interval=0)) as url:
         yield url
-
-
-@pytest.fixture()
-def page():
-    with chromium_page() as pg:
-        yield pg
-        assert pg.js_errors == []
 
 
 def test_first_alert_opens_its_op_and_the_highlighted_source_line(page, base_url):

@@ -1,33 +1,18 @@
 """The Graphs page holds only the scopes it opened (graph_scopes.js) in chromium: expanding,
 searching and tracing fetch what they draw, with the right names and edges."""
 
-import logging
-
 import pytest
 
 from conftest import wait_until
 from tests.board.graph_fixtures import GraphProvider, generated_graph, mlp_graph
-from tests.board.graph_server import chromium_page, harness_app, serve
+from tests.board.graph_server import harness_app, open_run, page, serve  # noqa: F401 (page is a fixture)
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     provider = GraphProvider({"big": generated_graph(2001, layers=10), "train": mlp_graph()})
     with serve(harness_app(provider)) as url:
         yield url
-
-
-@pytest.fixture()
-def page():
-    with chromium_page() as pg:
-        yield pg
-        assert pg.js_errors == []
-
-
-def open_run(page, base_url, run, extra=""):
-    page.goto(f"{base_url}/graph_harness/index.html#graph.run={run}{extra}")
-    page.wait_for_selector("svg.lg-svg[data-drawn]", timeout=20000)
 
 
 def held(page):

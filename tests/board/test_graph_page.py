@@ -1,12 +1,10 @@
 """The Graphs dashboard in Debian's chromium against a real board server (playwright)."""
 
-import logging
-
 import pytest
 
 from tests.board.graph_fixtures import (GraphBuilder, GraphProvider, generated_graph,
                                         mlp_graph, run_metadata_for)
-from tests.board.graph_server import chromium_page, harness_app, serve
+from tests.board.graph_server import harness_app, open_run, page, serve  # noqa: F401 (page is a fixture)
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -23,25 +21,12 @@ def _small_graph():
 
 @pytest.fixture(scope="module")
 def base_url():
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     graph = mlp_graph()
     provider = GraphProvider(
         {"train": graph, "small": _small_graph(), "big": generated_graph(10000)},
         {"train": {"step_1": run_metadata_for(graph)}})
     with serve(harness_app(provider)) as url:
         yield url
-
-
-@pytest.fixture()
-def page():
-    with chromium_page() as pg:
-        yield pg
-        assert pg.js_errors == []
-
-
-def open_run(page, base_url, run, extra=""):
-    page.goto(f"{base_url}/graph_harness/index.html#graph.run={run}{extra}")
-    page.wait_for_selector("svg.lg-svg[data-drawn]", timeout=20000)
 
 
 def drawn(page):
