@@ -5,6 +5,7 @@ EventFileWriter for what tensorboardX refuses to write (tags with '<', '>' in th
 The board reads them through lens's real DataProvider; nothing here fakes a component.
 """
 
+import contextlib
 import io
 import os
 import time
@@ -118,19 +119,30 @@ def hostile_server(hostile_logdir):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    # Module scope: playwright's sync API keeps an asyncio loop running in the main thread
-    # while it is open, which would break later tests that start their own loop.
-    """Debian's chromium through playwright; a missing chromium fails, it never skips."""
+@contextlib.contextmanager
+def launched_chromium(webgl=False):
+    """Debian's chromium through playwright; a missing chromium fails, it never skips.
+    webgl=True trades --disable-gpu for SwiftShader's software WebGL (plotly's 3-D and gl traces)."""
     assert os.path.exists(CHROMIUM), (
         f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`")
     from playwright.sync_api import sync_playwright
 
+    args = CHROMIUM_ARGS
+    if webgl:
+        args = [a for a in args if a != "--disable-gpu"] + ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
     with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=args)
         yield instance
         instance.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # Module scope: playwright's sync API keeps an asyncio loop running in the main thread
+    # while it is open, which would break later tests that start their own loop.
+    """Debian's chromium (see launched_chromium)."""
+    with launched_chromium() as instance:
+        yield instance
 
 
 @pytest.fixture()

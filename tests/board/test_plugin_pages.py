@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, load_provider, serve, wait_until
+from conftest import launched_chromium, load_provider, serve, wait_until
 from lens.board.app import create_app
 from lens.board.cli import sample_logdir
 from lens.examples import sample_plugins
@@ -15,14 +15,8 @@ from lens.examples import sample_plugins
 @pytest.fixture(scope="module")
 def browser():
     """Chromium with software WebGL (SwiftShader): parcoords and splom draw with WebGL."""
-    from playwright.sync_api import sync_playwright
-
-    args = [a for a in CHROMIUM_ARGS if a != "--disable-gpu"] + [
-        "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=args)
+    with launched_chromium(webgl=True) as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, load_provider, serve, wait_until
+from conftest import launched_chromium, load_provider, serve, wait_until
 from lens.board.app import create_app
 from lens.board.cli import sample_logdir
 
@@ -16,14 +16,8 @@ FIXTURE_LOGDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtu
 @pytest.fixture(scope="module")
 def browser():
     """Chromium with software WebGL (SwiftShader): scatter3d, scattergl and mesh3d need WebGL."""
-    from playwright.sync_api import sync_playwright
-
-    args = [a for a in CHROMIUM_ARGS if a != "--disable-gpu"] + [
-        "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, args=args)
+    with launched_chromium(webgl=True) as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
