@@ -8,6 +8,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from lens.ops import conv_bands as B
+from lens.ops import conv_fourier as FT
 from lens.ops import intra_op
 from lens.ops.work_np import (  # noqa: F401 - re-exported: other kernels import these from here
     SCRATCH_MAX_BYTES,
@@ -214,8 +215,11 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
 
     With a bias (O,) and/or relu, each chunk of blocks gets them added in place right after its
     GEMMs, while it is still in the cache (a fused Conv2D + BiasAdd + Relu chain). When the
-    padding's zeros are a big enough share of the taps, conv_bands skips them instead.
+    padding's zeros are a big enough share of the taps, conv_bands skips them instead; when a
+    Fourier transform saves enough arithmetic, conv_fourier runs it.
     """
+    if FT.usable(x.shape, f.shape[3], geo, x, f):
+        return FT.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
     n, o = x.shape[0], f.shape[3]
@@ -246,6 +250,8 @@ INTRA_CHUNKS = 32
 
 def conv2d_backprop_filter(x, dy, f_shape, geo):
     """d loss / d filter from the input and the output gradient."""
+    if FT.usable(x.shape, f_shape[3], geo, x, dy):
+        return FT.conv2d_backprop_filter(x, dy, f_shape, geo)
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d_backprop_filter(x, dy, f_shape, geo)
     o = dy.shape[3]
@@ -301,6 +307,8 @@ def _transposed_geometry(in_shape, geo):
 
 def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input from the filter and the output gradient."""
+    if FT.usable(in_shape, f.shape[3], geo, f, dy):
+        return FT.conv2d_backprop_input(in_shape, f, dy, geo)
     n, oh, ow, o = dy.shape
     kh, kw, c, _ = f.shape
     dy2 = dy.reshape(-1, o)
