@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from lens.ops import intra_op
+from lens.ops import conv_memo, intra_op
 from lens.ops.work_np import add_bias_inplace, relu_into, scratch
 
 # The transform is used when its products are at most this share of the im2col GEMM's
@@ -82,13 +82,16 @@ def _length(size, k, before, out):
 
 
 @functools.lru_cache(maxsize=32)
-def _plan(in_hw, k_hw, tops, out_hw, dtype):
-    return Plan(in_hw, k_hw, tops, out_hw, np.dtype(dtype))
+def _plan(key):
+    in_hw, k_hw, tops, out_hw, dtype = key
+    p = Plan(in_hw, k_hw, tops, out_hw, np.dtype(dtype))
+    p.key = key     # names its transforms in conv_memo
+    return p
 
 
 def plan_for(in_hw, geo, dtype):
     """The cached Plan of a geometry."""
-    return _plan(tuple(in_hw), geo.k_hw, (geo.pads[0][0], geo.pads[1][0]), geo.out_hw, np.dtype(dtype).str)
+    return _plan((tuple(in_hw), geo.k_hw, (geo.pads[0][0], geo.pads[1][0]), geo.out_hw, np.dtype(dtype).str))
 
 
 def usable(x_shape, channels_out, geo, *arrays):
@@ -110,17 +113,21 @@ def usable(x_shape, channels_out, geo, *arrays):
 
 
 def _filter_spectrum(p, f):
-    """(freqs, 2C, 2O) real blocks [[re, im], [-im, re]] of each frequency's filter (in scratch)."""
+    """(freqs, 2C, 2O) real blocks [[re, im], [-im, re]] of each frequency's filter (read only)."""
+    c, o = f.shape[2:]
+    return conv_memo.transform(("filter", f.shape, p.key), f, (p.freqs, 2 * c, 2 * o), f.dtype,
+                               lambda blocks: _make_filter_spectrum(p, f, blocks))
+
+
+def _make_filter_spectrum(p, f, blocks):
     kh, kw, c, o = f.shape
     f2 = f.reshape(kh * kw, c * o)
     re = np.matmul(p.taps_re, f2, out=scratch("fourier_taps_re", (p.freqs, c * o), f.dtype)).reshape(-1, c, o)
     im = np.matmul(p.taps_im, f2, out=scratch("fourier_taps_im", (p.freqs, c * o), f.dtype)).reshape(-1, c, o)
-    blocks = scratch("fourier_filter", (p.freqs, 2 * c, 2 * o), f.dtype)
     blocks[:, :c, :o] = re
     blocks[:, c:, o:] = re
     blocks[:, :c, o:] = im
     np.negative(im, out=blocks[:, c:, :o])
-    return blocks
 
 
 def _batch_jobs(n):
@@ -146,17 +153,18 @@ def _from_spectra(cols, rows, s, out_hw, out):
     np.matmul(rows, half.reshape(n, 2 * nh, out_hw[1] * c), out=out.reshape(n, out_hw[0], out_hw[1] * c))
 
 
-def _spectra(p, a, rows, cols, tag):
-    """Spectra (n, nh, 2nw, C) of a batch a (n, H, W, C), made in batch jobs."""
-    n, c = a.shape[0], a.shape[3]
-    s = scratch(tag, (n, p.nh, 2 * p.nw, c), a.dtype)
-    jobs = _batch_jobs(n)
+def _spectra(p, a, side):
+    """Spectra (n, nh, 2nw, C) of an input batch (side "in") or of an output gradient ("out"),
+    a (n, H, W, C), made in batch jobs (read only)."""
+    rows, cols = (p.hin, p.win) if side == "in" else (p.hout_t, p.wout_t)
+    jobs = _batch_jobs(a.shape[0])
 
-    def job(i):
-        b = jobs[i]
-        _to_spectra(rows, cols, a[b], p.nh, s[b])
-    intra_op.run_chunks(job, len(jobs))
-    return s
+    def make(s):
+        def job(i):
+            _to_spectra(rows, cols, a[jobs[i]], p.nh, s[jobs[i]])
+        intra_op.run_chunks(job, len(jobs))
+    shape = (a.shape[0], p.nh, 2 * p.nw, a.shape[3])
+    return conv_memo.transform((side, a.shape, p.key), a, shape, a.dtype, make)
 
 
 def _per_freq(s):
@@ -182,8 +190,8 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
     given = out
     if out is None or not out.flags.c_contiguous:
         out = np.empty((n,) + geo.out_hw + (o,), x.dtype)
-    xs = _spectra(p, x, p.hin, p.win, "fourier_in")
-    ys = scratch("fourier_out", (n, p.nh, 2 * p.nw, o), x.dtype)
+    xs = _spectra(p, x, "in")
+    ys = scratch("fourier_products", (n, p.nh, 2 * p.nw, o), x.dtype)
     _products(_per_freq(xs), _filter_spectrum(p, f), _per_freq(ys))
     jobs = _batch_jobs(n)
 
@@ -207,8 +215,8 @@ def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input: the transposed maps, output gradient -> spectra -> input grid."""
     n, h, w, c = in_shape
     p = plan_for((h, w), geo, dy.dtype)
-    gs = _spectra(p, dy, p.hout_t, p.wout_t, "fourier_out")
-    xs = scratch("fourier_in", (n, p.nh, 2 * p.nw, c), dy.dtype)
+    gs = _spectra(p, dy, "out")
+    xs = scratch("fourier_products", (n, p.nh, 2 * p.nw, c), dy.dtype)
     _products(_per_freq(gs), _filter_spectrum(p, f).transpose(0, 2, 1), _per_freq(xs))
     dx = np.empty((n, h, w, c), dy.dtype)
     jobs = _batch_jobs(n)
@@ -224,9 +232,9 @@ def conv2d_backprop_filter(x, dy, f_shape, geo):
     (each a sum over the whole batch in one GEMM), then back to the taps."""
     kh, kw, c, o = f_shape
     p = plan_for(x.shape[1:3], geo, x.dtype)
-    xs = _spectra(p, x, p.hin, p.win, "fourier_in")
-    gs = _spectra(p, dy, p.hout_t, p.wout_t, "fourier_out")
-    blocks = scratch("fourier_filter", (p.freqs, 2 * c, 2 * o), x.dtype)
+    xs = _spectra(p, x, "in")
+    gs = _spectra(p, dy, "out")
+    blocks = scratch("fourier_products", (p.freqs, 2 * c, 2 * o), x.dtype)
     _products(_per_freq(xs).transpose(0, 2, 1), _per_freq(gs), blocks)
     # Each block [[re, im], [-im, re]] collects both of its copies' gradients.
     re = np.add(blocks[:, :c, :o], blocks[:, c:, o:], out=scratch("fourier_taps_re", (p.freqs, c, o), x.dtype))

@@ -6,6 +6,7 @@ import pytest
 import conv_refs as R
 import lens as tf
 from lens.ops import conv_fourier as FT
+from lens.ops import conv_memo
 from lens.ops import conv_np as K
 from lens.ops import intra_op
 from lens.platform import test_util
@@ -20,6 +21,14 @@ GEOMETRIES = [  # (input HW, kernel HW, padding): stride and dilation are always
     ((3, 2), (5, 5), "SAME"),       # kernel bigger than the image
     ((1, 1), (1, 1), "VALID"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def no_kept_transforms():
+    """Every test makes its own transforms (conv_memo would hand back an earlier test's)."""
+    conv_memo.forget()
+    yield
+    conv_memo.forget()
 
 
 @pytest.fixture(params=["one job", "one image per job"])
@@ -110,6 +119,7 @@ def test_shared_with_the_helper_thread_gives_the_same_bits(monkeypatch):
     intra_op.enter()
     try:
         for _ in range(3):
+            conv_memo.forget()      # the transforms are made again, shared
             for a, b in zip(alone, _fourier(x, f, dy, geo)):
                 assert a.tobytes() == b.tobytes()
     finally:
@@ -156,3 +166,39 @@ def test_op_gradients_match_finite_differences(monkeypatch):
             for t, shape in ((x, (2, 6, 5, 3)), (f, (3, 3, 3, 4))):
                 err = test_util.compute_gradient_error(t, shape, y, (2, 6, 5, 4))
                 assert err < 1e-6
+
+
+def test_kept_transforms_serve_only_arrays_with_the_same_bytes():
+    x, f, dy, geo = _case((7, 9), (3, 5), "SAME", n=4)
+    first = _fourier(x, f, dy, geo)
+    spectra = FT._spectra(FT.plan_for((7, 9), geo, x.dtype), x, "in")
+    assert FT._spectra(FT.plan_for((7, 9), geo, x.dtype), x.copy(), "in") is spectra   # same bytes: kept
+    for a, b in zip(_fourier(x.copy(), f.copy(), dy.copy(), geo), first):
+        assert a.tobytes() == b.tobytes()
+    x[1, 2, 3, 4] += 1.0        # the same arrays changed in place: made again
+    f[0, 0, 0, 0] = -0.0 if f[0, 0, 0, 0] == 0 else 0.0
+    dy[3, 6, 8, 3] *= 2
+    for got, want in zip(_fourier(x, f, dy, geo), _refs(x, f, dy, "SAME")):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_kept_memory_is_reused_once_no_kernel_holds_it():
+    key, shape, made = ("test",), (50, 40), []
+
+    def make(out):
+        made.append(out.__array_interface__["data"][0])     # the address only: no reference kept
+        out.fill(len(made))
+    a = np.arange(600.0).reshape(30, 20)
+    first = conv_memo.transform(key, a, shape, np.float64, make)
+    assert conv_memo.transform(key, a.copy(), shape, np.float64, make) is first and len(made) == 1
+    second = conv_memo.transform(key, a + 1, shape, np.float64, make)   # first still held: new memory
+    assert made[1] != made[0] and (first == 1).all() and (second == 2).all()
+    del first, second
+    third = conv_memo.transform(key, a + 2, shape, np.float64, make)    # nobody holds second's memory
+    assert made[2] == made[1] and (third == 3).all()
+    # Equal values with other bytes (-0.0 and 0.0) are other arrays; so are strided views.
+    zeros = np.zeros((30, 20))
+    conv_memo.transform(key, zeros, shape, np.float64, make)
+    conv_memo.transform(key, -zeros, shape, np.float64, make)
+    conv_memo.transform(key, np.zeros((30, 40))[:, ::2], shape, np.float64, make)
+    assert len(made) == 6
