@@ -16,6 +16,9 @@ from lens.ops.work_np import Recycler
 _lock = threading.Lock()
 _entries = {}   # key -> (copy of the source's bytes as unsigned ints, transform)
 _keep = {}      # key -> (Recycler of the copy, Recycler of the transform)
+# Kept copies and transforms beyond this many bytes drop the least recently made (a step's
+# spectra for the MNIST convnet take about 17 MiB; other batch sizes or layers add their own).
+MAX_BYTES = 1 << 27
 # The sampled comparison looks at this many elements before the full one (a new array differs
 # at once in nearly every case, and then costs no full pass).
 _SAMPLES = 64
@@ -62,7 +65,19 @@ def transform(key, a, shape, dtype, make):
         _entries[key] = (copy, out)
         keep[0].give(copy)
         keep[1].give(out)
+        _evict(key)
     return out
+
+
+def _evict(newest):
+    """Drop the oldest entries (and their kept memory) while all of them exceed MAX_BYTES."""
+    total = sum(c.nbytes + t.nbytes for c, t in _entries.values())
+    for key in list(_entries):
+        if total <= MAX_BYTES or key == newest:
+            break
+        copy, out = _entries.pop(key)
+        _keep.pop(key, None)
+        total -= copy.nbytes + out.nbytes
 
 
 def forget():

@@ -202,3 +202,11 @@ def test_kept_memory_is_reused_once_no_kernel_holds_it():
     conv_memo.transform(key, -zeros, shape, np.float64, make)
     conv_memo.transform(key, np.zeros((30, 40))[:, ::2], shape, np.float64, make)
     assert len(made) == 6
+
+
+def test_kept_transforms_stay_under_the_byte_cap(monkeypatch):
+    monkeypatch.setattr(conv_memo, "MAX_BYTES", 3 * 2 * 800)     # three entries of 800 + 800 bytes
+    kept = [conv_memo.transform(("cap", i), np.full(100, float(i)), (100,), np.float64, lambda out: out.fill(i))
+            for i in range(5)]
+    assert [k[1] for k in conv_memo._entries] == [2, 3, 4]      # the oldest went first
+    assert conv_memo.transform(("cap", 4), np.full(100, 4.0), (100,), np.float64, None) is kept[4]
