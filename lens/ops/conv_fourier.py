@@ -26,6 +26,8 @@ MAX_COST_SHARE = 0.5
 BATCH_PER_JOB = 8
 # Frequency jobs per call (each a stack of (batch, 2C) x (2C, 2O) products).
 FREQ_JOBS = 8
+# Input-channel jobs making a filter's spectrum or the filter gradient from spectra.
+CHANNEL_JOBS = 4
 
 
 class Plan:
@@ -121,13 +123,43 @@ def _filter_spectrum(p, f):
 
 def _make_filter_spectrum(p, f, blocks):
     kh, kw, c, o = f.shape
-    f2 = f.reshape(kh * kw, c * o)
-    re = np.matmul(p.taps_re, f2, out=scratch("fourier_taps_re", (p.freqs, c * o), f.dtype)).reshape(-1, c, o)
-    im = np.matmul(p.taps_im, f2, out=scratch("fourier_taps_im", (p.freqs, c * o), f.dtype)).reshape(-1, c, o)
-    blocks[:, :c, :o] = re
-    blocks[:, c:, o:] = re
-    blocks[:, :c, o:] = im
-    np.negative(im, out=blocks[:, c:, :o])
+    f3 = f.reshape(kh * kw, c, o)
+    jobs = _channel_jobs(c)
+
+    def job(i):     # input channels c0..c1-1 of every block
+        c0, c1 = jobs[i].start, jobs[i].stop
+        part = f3[:, c0:c1].reshape(kh * kw, -1)
+        re = np.matmul(p.taps_re, part, out=scratch("fourier_taps_re", (p.freqs, part.shape[1]), f.dtype))
+        im = np.matmul(p.taps_im, part, out=scratch("fourier_taps_im", (p.freqs, part.shape[1]), f.dtype))
+        re, im = re.reshape(-1, c1 - c0, o), im.reshape(-1, c1 - c0, o)
+        blocks[:, c0:c1, :o] = re
+        blocks[:, c + c0:c + c1, o:] = re
+        blocks[:, c0:c1, o:] = im
+        np.negative(im, out=blocks[:, c + c0:c + c1, :o])
+    intra_op.run_chunks(job, len(jobs))
+
+
+def _filter_gradient(p, blocks, f_shape):
+    """d loss / d taps from each frequency's block gradient (both copies of re and im in a block)."""
+    kh, kw, c, o = f_shape
+    df = np.empty((kh * kw, c, o), blocks.dtype)
+    jobs = _channel_jobs(c)
+
+    def job(i):
+        c0, c1 = jobs[i].start, jobs[i].stop
+        shape = (p.freqs, c1 - c0, o)
+        re = np.add(blocks[:, c0:c1, :o], blocks[:, c + c0:c + c1, o:], out=scratch("fourier_taps_re", shape, df.dtype))
+        im = np.subtract(blocks[:, c0:c1, o:], blocks[:, c + c0:c + c1, :o], out=scratch("fourier_taps_im", shape, df.dtype))
+        part = np.matmul(p.taps_re_t, re.reshape(p.freqs, -1))
+        part += np.matmul(p.taps_im_t, im.reshape(p.freqs, -1))
+        df[:, c0:c1] = part.reshape(kh * kw, c1 - c0, o)
+    intra_op.run_chunks(job, len(jobs))
+    return df.reshape(f_shape)
+
+
+def _channel_jobs(c):
+    step = -(-c // CHANNEL_JOBS)
+    return [slice(s, min(s + step, c)) for s in range(0, c, step)]
 
 
 def _batch_jobs(n):
@@ -236,9 +268,4 @@ def conv2d_backprop_filter(x, dy, f_shape, geo):
     gs = _spectra(p, dy, "out")
     blocks = scratch("fourier_products", (p.freqs, 2 * c, 2 * o), x.dtype)
     _products(_per_freq(xs).transpose(0, 2, 1), _per_freq(gs), blocks)
-    # Each block [[re, im], [-im, re]] collects both of its copies' gradients.
-    re = np.add(blocks[:, :c, :o], blocks[:, c:, o:], out=scratch("fourier_taps_re", (p.freqs, c, o), x.dtype))
-    im = np.subtract(blocks[:, :c, o:], blocks[:, c:, :o], out=scratch("fourier_taps_im", (p.freqs, c, o), x.dtype))
-    df = np.matmul(p.taps_re_t, re.reshape(p.freqs, c * o))
-    df += np.matmul(p.taps_im_t, im.reshape(p.freqs, c * o))
-    return df.reshape(f_shape)
+    return _filter_gradient(p, blocks, f_shape)

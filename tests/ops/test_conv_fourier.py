@@ -37,9 +37,11 @@ def jobs(request, monkeypatch):
     if request.param == "one image per job":
         monkeypatch.setattr(FT, "BATCH_PER_JOB", 1)
         monkeypatch.setattr(FT, "FREQ_JOBS", 10 ** 6)
+        monkeypatch.setattr(FT, "CHANNEL_JOBS", 10 ** 6)
     else:
         monkeypatch.setattr(FT, "BATCH_PER_JOB", 10 ** 6)
         monkeypatch.setattr(FT, "FREQ_JOBS", 1)
+        monkeypatch.setattr(FT, "CHANNEL_JOBS", 1)
     return request.param
 
 
