@@ -114,6 +114,35 @@ def usable(x_shape, channels_out, geo, *arrays):
     return fourier <= MAX_COST_SHARE * direct
 
 
+def _run(job, count):
+    """intra_op.run_chunks with floating-point warnings off on whichever thread runs a job: a
+    non-finite value sends the call to the direct kernels (see finite), which warn as before."""
+    def quiet(i):
+        with np.errstate(all="ignore"):
+            return job(i)
+    return intra_op.run_chunks(quiet, count)
+
+
+def _quiet(kernel):
+    """The kernel with floating-point warnings off on the calling thread (see _run)."""
+    @functools.wraps(kernel)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return kernel(*args, **kwargs)
+    return run
+
+
+def finite(a):
+    """True when every value of a result is finite (one summing pass).
+
+    A transform spreads each input value over a whole image: an inf or NaN anywhere (or a sum
+    overflowing) makes every output of that image non-finite, where a direct convolution keeps
+    it to the windows that read it. Callers redo such a call the direct way, so non-finite
+    values land where TF's kernels put them."""
+    with np.errstate(all="ignore"):
+        return bool(np.isfinite(np.add.reduce(a.reshape(-1))))
+
+
 def _filter_spectrum(p, f):
     """(freqs, 2C, 2O) real blocks [[re, im], [-im, re]] of each frequency's filter (read only)."""
     c, o = f.shape[2:]
@@ -136,7 +165,7 @@ def _make_filter_spectrum(p, f, blocks):
         blocks[:, c + c0:c + c1, o:] = re
         blocks[:, c0:c1, o:] = im
         np.negative(im, out=blocks[:, c + c0:c + c1, :o])
-    intra_op.run_chunks(job, len(jobs))
+    _run(job, len(jobs))
 
 
 def _filter_gradient(p, blocks, f_shape):
@@ -153,7 +182,7 @@ def _filter_gradient(p, blocks, f_shape):
         part = np.matmul(p.taps_re_t, re.reshape(p.freqs, -1))
         part += np.matmul(p.taps_im_t, im.reshape(p.freqs, -1))
         df[:, c0:c1] = part.reshape(kh * kw, c1 - c0, o)
-    intra_op.run_chunks(job, len(jobs))
+    _run(job, len(jobs))
     return df.reshape(f_shape)
 
 
@@ -194,7 +223,7 @@ def _spectra(p, a, side):
     def make(s):
         def job(i):
             _to_spectra(rows, cols, a[jobs[i]], p.nh, s[jobs[i]])
-        intra_op.run_chunks(job, len(jobs))
+        _run(job, len(jobs))
     shape = (a.shape[0], p.nh, 2 * p.nw, a.shape[3])
     return conv_memo.transform((side, a.shape, p.key), a, shape, a.dtype, make)
 
@@ -211,10 +240,11 @@ def _products(a, b, out):
 
     def job(i):
         np.matmul(a[jobs[i]], b[jobs[i]], out=out[jobs[i]])
-    intra_op.run_chunks(job, len(jobs))
+    _run(job, len(jobs))
     return out
 
 
+@_quiet
 def conv2d(x, f, geo, out=None, bias=None, relu=False):
     """Forward convolution x (N,H,W,C), f (KH,KW,C,O) -> (N,OH,OW,O), plus bias and relu if asked."""
     n, o = x.shape[0], f.shape[3]
@@ -236,13 +266,14 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
                 add_bias_inplace(flat, bias)
             if relu:
                 relu_into(flat, flat)
-    intra_op.run_chunks(job, len(jobs))
+    _run(job, len(jobs))
     if given is not None and given is not out:
         np.copyto(given, out)
         return given
     return out
 
 
+@_quiet
 def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input: the transposed maps, output gradient -> spectra -> input grid."""
     n, h, w, c = in_shape
@@ -255,10 +286,11 @@ def conv2d_backprop_input(in_shape, f, dy, geo):
 
     def job(i):
         _from_spectra(p.win_t, p.hin_t, xs[jobs[i]], (h, w), dx[jobs[i]])
-    intra_op.run_chunks(job, len(jobs))
+    _run(job, len(jobs))
     return dx
 
 
+@_quiet
 def conv2d_backprop_filter(x, dy, f_shape, geo):
     """d loss / d filter: per frequency, input spectra transposed times output-gradient spectra
     (each a sum over the whole batch in one GEMM), then back to the taps."""

@@ -179,7 +179,9 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
     Fourier transform saves enough arithmetic, conv_fourier runs it.
     """
     if FT.usable(x.shape, f.shape[3], geo, x, f):
-        return FT.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
+        y = FT.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
+        if FT.finite(y):
+            return y
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
     n, o = x.shape[0], f.shape[3]
@@ -211,7 +213,9 @@ INTRA_CHUNKS = 32
 def conv2d_backprop_filter(x, dy, f_shape, geo):
     """d loss / d filter from the input and the output gradient."""
     if FT.usable(x.shape, f_shape[3], geo, x, dy):
-        return FT.conv2d_backprop_filter(x, dy, f_shape, geo)
+        df = FT.conv2d_backprop_filter(x, dy, f_shape, geo)
+        if FT.finite(df):
+            return df
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d_backprop_filter(x, dy, f_shape, geo)
     o = dy.shape[3]
@@ -268,7 +272,9 @@ def _transposed_geometry(in_shape, geo):
 def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input from the filter and the output gradient."""
     if FT.usable(in_shape, f.shape[3], geo, f, dy):
-        return FT.conv2d_backprop_input(in_shape, f, dy, geo)
+        dx = FT.conv2d_backprop_input(in_shape, f, dy, geo)
+        if FT.finite(dx):
+            return dx
     n, oh, ow, o = dy.shape
     kh, kw, c, _ = f.shape
     dy2 = dy.reshape(-1, o)

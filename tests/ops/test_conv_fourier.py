@@ -1,5 +1,7 @@
 """Fourier-domain convolution kernels: against the loop references (float64), the im2col kernels
 (float32), finite differences through the ops, and themselves with the work shared between threads."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -212,3 +214,22 @@ def test_kept_transforms_stay_under_the_byte_cap(monkeypatch):
             for i in range(5)]
     assert [k[1] for k in conv_memo._entries] == [2, 3, 4]      # the oldest went first
     assert conv_memo.transform(("cap", 4), np.full(100, 4.0), (100,), np.float64, None) is kept[4]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 3e38])
+def test_non_finite_values_land_where_the_direct_kernels_put_them(bad, monkeypatch):
+    x, f, dy, geo = _case((14, 14), (5, 5), "SAME", channels=32, outs=64, n=2, dtype=np.float32, seed=8)
+    x[1, 3, 4, 5] = bad
+    dy[0, 9, 2, 7] = bad
+    assert FT.usable(x.shape, 64, geo, x, f)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = (K.conv2d(x, f, geo, relu=True), K.conv2d_backprop_input(x.shape, f, dy, geo),
+               K.conv2d_backprop_filter(x, dy, f.shape, geo))
+    assert not [w for w in seen if w.filename == FT.__file__]     # only the direct kernels' own
+    monkeypatch.setattr(FT, "MAX_COST_SHARE", 0.0)
+    want = (K.conv2d(x, f, geo, relu=True), K.conv2d_backprop_input(x.shape, f, dy, geo),
+            K.conv2d_backprop_filter(x, dy, f.shape, geo))
+    for a, b in zip(got, want):
+        assert a.tobytes() == b.tobytes()
+    assert np.isfinite(got[0][0]).all() and not np.isfinite(got[0][1]).all()   # image 0 untouched
