@@ -9,6 +9,10 @@ imaginary) pairs of float rows so every product is a real GEMM; the input gradie
 gradient use the transposes of the same linear maps. The transform length per axis is the
 smallest that keeps the circular correlation from wrapping onto the outputs.
 
+Rounding errors scale with an image's largest values rather than each window's (as with any
+FFT convolution, cuDNN's included); on activations of one scale they are about half of
+im2col's in float32. A result with an inf or NaN is redone by the direct kernels (see finite).
+
 Work is split by shape only (batch slices for the transforms, frequency slices for the products)
 and no sum crosses a split, so results never depend on which thread ran what.
 """
