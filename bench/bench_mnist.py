@@ -5,8 +5,9 @@ softmax cross entropy; Adam 1e-4; batch 64, about 5.3 GFLOP): lens vs TensorFlow
 
 `python -m bench.bench_mnist --profile` prints lens's slowest kernel calls of the plain plan (the
 one the row times: fused chains, one BLAS thread, intra-op helpers), wall and CPU time, then the
-slowest ops from FULL_TRACE step stats (one call per op). `--bands` compares the CPU of the
-slowest kernels with the banded convolutions (lens/ops/conv_bands.py) and the padded im2col.
+slowest ops from FULL_TRACE step stats (one call per op). `--convs` compares the CPU of the
+slowest kernels with the padded im2col, the banded convolutions (lens/ops/conv_bands.py) and the
+Fourier-domain ones (lens/ops/conv_fourier.py).
 """
 import os
 import re
@@ -66,29 +67,49 @@ def profile_plan(steps=20, top=15):
         os.getloadavg()[0]))
 
 
-def compare_bands(rounds=4, steps=10, top=4):
-    """CPU per kernel call and per step with the banded convolutions (padding's zeros skipped)
-    and with the padded im2col, in alternating rounds (medians: the machine may be loaded)."""
-    from lens.ops import conv_bands
-    modes = {"padded": 2.0, "banded": conv_bands.MIN_SKIPPED}
+def compare_modes(modes, rounds=4, steps=10, top=4):
+    """CPU per kernel call and per step under each mode (name -> function setting it up, returning
+    a function that undoes it), in alternating rounds (medians: the machine may be loaded)."""
     cpu = {m: {} for m in modes}
-    try:
-        for _ in range(rounds):
-            for mode, share in modes.items():
-                conv_bands.MIN_SKIPPED = share
+    for _ in range(rounds):
+        for mode, setup in modes.items():
+            undo = setup()
+            try:
                 rows, _, step_cpu = plan_times(steps)
-                for label, _, c in rows:
-                    cpu[mode].setdefault(label, []).append(c)
-                cpu[mode].setdefault("whole step", []).append(step_cpu)
-    finally:
-        conv_bands.MIN_SKIPPED = modes["banded"]
+            finally:
+                undo()
+            for label, _, c in rows:
+                cpu[mode].setdefault(label, []).append(c)
+            cpu[mode].setdefault("whole step", []).append(step_cpu)
     med = {m: {k: sorted(v)[len(v) // 2] * 1e3 for k, v in cpu[m].items()} for m in modes}
-    labels = sorted(med["padded"], key=lambda k: -med["padded"][k])[:top + 1]
-    print("%9s %9s %7s  %s" % ("padded", "banded", "change", "median CPU ms per step (%d rounds)" % rounds))
+    first, *others = modes
+    labels = sorted(med[first], key=lambda k: -med[first][k])[:top + 1]
+    print(" ".join("%9s" % m for m in modes) + "  median CPU ms per step (%d rounds)" % rounds)
     for k in labels:
-        a, b = med["padded"][k], med["banded"].get(k, float("nan"))
-        print("%9.2f %9.2f %+6.1f%%  %s" % (a, b, 100 * (b / a - 1), k))
+        print(" ".join("%9.2f" % med[m].get(k, float("nan")) for m in modes) + "  " + k)
     print("load %.1f" % os.getloadavg()[0])
+
+
+def _setting(module, name, value):
+    """A compare_modes setup: module.name = value until undone."""
+    def setup():
+        old = getattr(module, name)
+        setattr(module, name, value)
+        return lambda: setattr(module, name, old)
+    return setup
+
+
+def compare_convs(rounds=4, steps=10):
+    """The padded im2col, the banded convolutions (padding's zeros skipped, lens/ops/conv_bands.py)
+    and the Fourier-domain ones (lens/ops/conv_fourier.py, the default where they save enough)."""
+    from lens.ops import conv_bands, conv_fourier
+    no_fourier = _setting(conv_fourier, "MAX_COST_SHARE", 0.0)
+
+    def padded():
+        undo = [no_fourier(), _setting(conv_bands, "MIN_SKIPPED", 2.0)()]
+        return lambda: [u() for u in undo]
+    compare_modes({"padded": padded, "banded": no_fourier, "fourier": lambda: (lambda: None)},
+                  rounds, steps, top=6)
 
 
 def plan_times(steps):
@@ -152,8 +173,8 @@ def profile(steps=10, top=15):
 
 
 if __name__ == "__main__":
-    if "--bands" in sys.argv:
-        compare_bands()
+    if "--convs" in sys.argv:
+        compare_convs()
     elif "--profile" in sys.argv:
         profile_plan()
         print()

@@ -2,16 +2,16 @@
 
 Loops here run over kernel taps (KH * KW), never over pixels or batch elements.
 """
-import sys
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from lens.ops import conv_bands as B
+from lens.ops import conv_fourier as FT
 from lens.ops import intra_op
 from lens.ops.work_np import (  # noqa: F401 - re-exported: other kernels import these from here
     SCRATCH_MAX_BYTES,
     SCRATCH_MIN_BYTES,
+    Recycler,
     add_bias_inplace,
     relu_into,
     scratch,
@@ -20,45 +20,6 @@ from lens.ops.work_np import (  # noqa: F401 - re-exported: other kernels import
 # Work that passes over a big array twice is done in batch blocks of about this size (one
 # core's L2 cache), so the second pass reads from cache.
 CACHE_BLOCK_BYTES = 1 << 20
-
-
-class Recycler:
-    """Lets a kernel write into its previous output once nobody else holds that memory.
-
-    TF's kernels forward a buffer whose reference count is one; CPython's reference count tells
-    the same here. The recycler keeps the array that owns the output's memory: every view of it
-    (a fetched result, a reshape, a slice kept by the user, a variable) refers to that owner, so
-    when only the recycler does, the next step may overwrite it instead of faulting in fresh
-    pages.
-    """
-
-    __slots__ = ("_owner", "_min_bytes")
-
-    def __init__(self, min_bytes=None):
-        self._owner = None
-        self._min_bytes = SCRATCH_MIN_BYTES if min_bytes is None else min_bytes
-
-    def take(self, shape, dtype):
-        """A free array of this shape and dtype made from the previous output, else None."""
-        owner = self._owner
-        if owner is None or owner.dtype != dtype:
-            return None
-        size = 1
-        for d in shape:
-            size *= int(d)
-        # References: self._owner, the local `owner`, getrefcount's argument; any more is a user.
-        if owner.size != size or sys.getrefcount(owner) > 3:
-            return None
-        self._owner = None      # handed out once: a run on another thread gets fresh memory
-        return owner.reshape(shape)
-
-    def give(self, out):
-        """Remember the memory of this output for the next call (big ones only); returns out."""
-        owner = out if out.base is None else out.base
-        keep = (isinstance(owner, np.ndarray) and owner.base is None and owner.flags.owndata
-                and owner.flags.c_contiguous and owner.nbytes >= self._min_bytes)
-        self._owner = owner if keep else None
-        return out
 
 
 class Geometry:
@@ -214,8 +175,13 @@ def conv2d(x, f, geo, out=None, bias=None, relu=False):
 
     With a bias (O,) and/or relu, each chunk of blocks gets them added in place right after its
     GEMMs, while it is still in the cache (a fused Conv2D + BiasAdd + Relu chain). When the
-    padding's zeros are a big enough share of the taps, conv_bands skips them instead.
+    padding's zeros are a big enough share of the taps, conv_bands skips them instead; when a
+    Fourier transform saves enough arithmetic, conv_fourier runs it.
     """
+    if FT.usable(x.shape, f.shape[3], geo, x, f):
+        y = FT.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
+        if FT.finite(y):
+            return y
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d(x, f, geo, out=out, bias=bias, relu=relu)
     n, o = x.shape[0], f.shape[3]
@@ -246,6 +212,10 @@ INTRA_CHUNKS = 32
 
 def conv2d_backprop_filter(x, dy, f_shape, geo):
     """d loss / d filter from the input and the output gradient."""
+    if FT.usable(x.shape, f_shape[3], geo, x, dy):
+        df = FT.conv2d_backprop_filter(x, dy, f_shape, geo)
+        if FT.finite(df):
+            return df
     if not _few_channels(x.shape[3]) and B.worth_banding(x.shape[1:3], geo):
         return B.conv2d_backprop_filter(x, dy, f_shape, geo)
     o = dy.shape[3]
@@ -301,6 +271,10 @@ def _transposed_geometry(in_shape, geo):
 
 def conv2d_backprop_input(in_shape, f, dy, geo):
     """d loss / d input from the filter and the output gradient."""
+    if FT.usable(in_shape, f.shape[3], geo, f, dy):
+        dx = FT.conv2d_backprop_input(in_shape, f, dy, geo)
+        if FT.finite(dx):
+            return dx
     n, oh, ow, o = dy.shape
     kh, kw, c, _ = f.shape
     dy2 = dy.reshape(-1, o)

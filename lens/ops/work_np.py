@@ -1,4 +1,5 @@
 """Per-thread work arrays and in-place elementwise epilogues shared by the NumPy kernels."""
+import sys
 import threading
 
 import numpy as np
@@ -29,6 +30,45 @@ def scratch(tag, shape, dtype):
     if buf is None or buf.nbytes < nbytes:
         buf = bufs[tag] = np.empty(nbytes, np.uint8)
     return buf[:nbytes].view(dtype).reshape(shape)
+
+
+class Recycler:
+    """Lets a kernel write into its previous output once nobody else holds that memory.
+
+    TF's kernels forward a buffer whose reference count is one; CPython's reference count tells
+    the same here. The recycler keeps the array that owns the output's memory: every view of it
+    (a fetched result, a reshape, a slice kept by the user, a variable) refers to that owner, so
+    when only the recycler does, the next step may overwrite it instead of faulting in fresh
+    pages.
+    """
+
+    __slots__ = ("_owner", "_min_bytes")
+
+    def __init__(self, min_bytes=None):
+        self._owner = None
+        self._min_bytes = SCRATCH_MIN_BYTES if min_bytes is None else min_bytes
+
+    def take(self, shape, dtype):
+        """A free array of this shape and dtype made from the previous output, else None."""
+        owner = self._owner
+        if owner is None or owner.dtype != dtype:
+            return None
+        size = 1
+        for d in shape:
+            size *= int(d)
+        # References: self._owner, the local `owner`, getrefcount's argument; any more is a user.
+        if owner.size != size or sys.getrefcount(owner) > 3:
+            return None
+        self._owner = None      # handed out once: a run on another thread gets fresh memory
+        return owner.reshape(shape)
+
+    def give(self, out):
+        """Remember the memory of this output for the next call (big ones only); returns out."""
+        owner = out if out.base is None else out.base
+        keep = (isinstance(owner, np.ndarray) and owner.base is None and owner.flags.owndata
+                and owner.flags.c_contiguous and owner.nbytes >= self._min_bytes)
+        self._owner = owner if keep else None
+        return out
 
 
 def relu_into(x, out):
