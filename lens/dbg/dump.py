@@ -122,11 +122,13 @@ class DumpWriter:
 
     A tensor file holds the value as it was when the watched op produced it: create() writes
     it at once; create_later() hands it to the writer thread (dump_queue), and the caller keeps
-    the value unchanged until that job is done. flush() waits for every handed-on file, so all
-    dumps are complete when the run returns, as in tfdbg."""
+    the value unchanged until that job is done. With `queued`, the graph and metadata files go
+    to the writer thread too. flush() waits for every handed-on file, so all dumps are complete
+    when the run returns, as in tfdbg."""
 
-    def __init__(self, dump_root):
+    def __init__(self, dump_root, queued=False):
         self.dump_root = dump_root
+        self.queued = queued
         self.bytes_written = 0
         self.files_written = 0
         self._dirs = set()
@@ -146,6 +148,16 @@ class DumpWriter:
         returns its path. Made through the folder's cached fd, as the tensor dumps are."""
         path = os.path.join(self.dump_root, folder, name)
         _reserve(len(data), path, self._limit)
+        if self.queued:
+            self._queued = True
+            dump_queue.submit(self._later, (self._replace, (folder, name, path, data)))
+        else:
+            self._replace(folder, name, path, data)
+        self.bytes_written += len(data)
+        self.files_written += 1
+        return path
+
+    def _replace(self, folder, name, path, data):
         if _DIR_FDS:
             fd = os.open(name, _REPLACE_FLAGS, 0o644, dir_fd=self._dir_fd(folder))
         else:
@@ -155,9 +167,6 @@ class DumpWriter:
             _write_all(fd, [data], len(data))
         finally:
             os.close(fd)
-        self.bytes_written += len(data)
-        self.files_written += 1
-        return path
 
     def tensor_path(self, node_name, output_slot, debug_op, timestamp_us, device):
         """Path of a new dump file; '-1', '-2'… appended when that name exists."""
@@ -231,13 +240,14 @@ class DumpWriter:
         """create() on the writer thread; `done` (an acquired Lock) is released once the file
         is written. `parts` must not change until then."""
         self._queued = True
-        dump_queue.submit(self._create_queued, (folder, name, parts, nbytes), done)
+        dump_queue.submit(self._later, (self.create, (folder, name, parts, nbytes)), done)
 
-    def _create_queued(self, folder, name, parts, nbytes):
+    def _later(self, write, args):
+        """write(*args) on the writer thread, its error kept for wait()."""
         if self._error is not None:
             return  # the first failure is reported; the files after it are not attempted
         try:
-            self.create(folder, name, parts, nbytes)
+            write(*args)
         except Exception as exc:  # noqa: BLE001 - raised in the run's thread by wait()
             self._error = exc
 

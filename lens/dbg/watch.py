@@ -234,7 +234,7 @@ class DiskSink:
     engine announces such updates (before_update), which wait for those buffers' files."""
 
     def __init__(self, dump_root):
-        self.writer = DumpWriter(dump_root)
+        self.writer = DumpWriter(dump_root, queued=True)
         self.budget_message = None
         self._buffer_jobs = {}  # id(variable buffer) -> Lock released when its last file is
 
