@@ -21,7 +21,9 @@ def _work(jobs):
         fn, args, done = jobs.get()
         try:
             if fn is not None:
-                fn(*args)  # a job records its own errors (DumpWriter._create_queued)
+                fn(*args)  # a job records its own errors (DumpWriter._later)
+        except BaseException:  # noqa: BLE001 - the thread must outlive any job: waiters hang
+            pass
         finally:
             if done is not None:
                 done.release()
