@@ -8,7 +8,7 @@ def fetch_key(f):
     if t is Tensor or t is Operation or t is str:
         return f
     if t is list or t is tuple:
-        return (t, tuple(fetch_key(x) for x in f))
+        return (t, tuple(map(fetch_key, f)))
     if isinstance(f, dict):
         return (t, tuple((k, fetch_key(v)) for k, v in f.items()))
     if isinstance(f, tuple):

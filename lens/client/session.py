@@ -145,23 +145,26 @@ class _FetchMapper:
 class _Feed:
     """One fed tensor: its placeholder-style checks and conversion."""
 
-    __slots__ = ("tensor", "np_dtype", "shape", "check_shape", "float_target")
+    __slots__ = ("tensor", "np_dtype", "dtype", "shape", "check_shape", "float_target", "known")
 
     def __init__(self, tensor):
         self.tensor = tensor
         self.np_dtype = tensor.dtype.base_dtype.as_numpy_dtype
+        self.dtype = np.dtype(self.np_dtype)
         self.shape = tensor.shape.as_tuple()
         self.check_shape = self.shape is not None and any(d is not None for d in self.shape) \
             or (self.shape == ())
-        self.float_target = self.np_dtype is not np.object_ and np.dtype(self.np_dtype).kind == "f"
+        # (axis, size) of every known dimension: all a fed array's shape is checked against.
+        self.known = tuple((i, d) for i, d in enumerate(self.shape or ()) if d is not None)
+        self.float_target = self.np_dtype is not np.object_ and self.dtype.kind == "f"
 
     def convert(self, value):
         t = type(value)
+        if t is np.ndarray and (value.dtype is self.dtype or value.dtype == self.dtype):
+            return value if not self.check_shape else self._check_shape(value)
         if t is float and self.float_target:
             arr = np.array(value, self.np_dtype)    # what asarray then astype would give
             return arr if not self.check_shape or self.shape == () else self._check_shape(arr)
-        if t is np.ndarray and value.dtype == self.np_dtype:
-            return value if not self.check_shape else self._check_shape(value)
         if isinstance(value, Tensor):
             raise TypeError("The value of a feed cannot be a tf.Tensor object (feeding %s). "
                             "Acceptable feed values include Python scalars, strings, lists, "
@@ -192,11 +195,14 @@ class _Feed:
 
     def _check_shape(self, arr):
         shp = arr.shape
-        want = self.shape
-        if len(shp) != len(want) or any(w is not None and w != s for w, s in zip(want, shp)):
-            raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                             % (shp, self.tensor.name, str(self.tensor.shape)))
-        return arr
+        if len(shp) == len(self.shape):
+            for axis, size in self.known:
+                if shp[axis] != size:
+                    break
+            else:
+                return arr
+        raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
+                         % (shp, self.tensor.name, str(self.tensor.shape)))
 
 
 class _CompiledRun:

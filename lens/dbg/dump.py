@@ -8,7 +8,7 @@ import threading
 import time
 import zlib
 
-from lens.dbg import device_names
+from lens.dbg import device_names, dump_queue
 
 CORE_METADATA_PREFIX = "_tfdbg_core_metadata_"
 FETCHES_INFO_FILE = "_tfdbg_fetches_info_"
@@ -120,17 +120,22 @@ def _write_all(fd, parts, total=None):
 class DumpWriter:
     """Writes one run's dumps, graphs and metadata under `dump_root`.
 
-    Tensor files are written synchronously when the watched op has produced its value, so a
-    file holds the value as it was at that point (a variable updated later in the same run
-    is not re-read) and every dump is complete when the run returns, as in tfdbg."""
+    A tensor file holds the value as it was when the watched op produced it: create() writes
+    it at once; create_later() hands it to the writer thread (dump_queue), and the caller keeps
+    the value unchanged until that job is done. With `queued`, the graph and metadata files go
+    to the writer thread too. flush() waits for every handed-on file, so all dumps are complete
+    when the run returns, as in tfdbg."""
 
-    def __init__(self, dump_root):
+    def __init__(self, dump_root, queued=False):
         self.dump_root = dump_root
+        self.queued = queued
         self.bytes_written = 0
         self.files_written = 0
         self._dirs = set()
         self._dir_fds = {}  # folder relative to dump_root -> open directory fd (this run)
         self._limit = disk_bytes_limit()
+        self._queued = False  # files handed to the writer thread since the last wait()
+        self._error = None  # the first error the writer thread met (raised by wait())
         os.makedirs(dump_root, exist_ok=True)
 
     def _ensure_dir(self, path):
@@ -143,6 +148,16 @@ class DumpWriter:
         returns its path. Made through the folder's cached fd, as the tensor dumps are."""
         path = os.path.join(self.dump_root, folder, name)
         _reserve(len(data), path, self._limit)
+        if self.queued:
+            self._queued = True
+            dump_queue.submit(self._later, (self._replace, (folder, name, path, data)))
+        else:
+            self._replace(folder, name, path, data)
+        self.bytes_written += len(data)
+        self.files_written += 1
+        return path
+
+    def _replace(self, folder, name, path, data):
         if _DIR_FDS:
             fd = os.open(name, _REPLACE_FLAGS, 0o644, dir_fd=self._dir_fd(folder))
         else:
@@ -152,9 +167,6 @@ class DumpWriter:
             _write_all(fd, [data], len(data))
         finally:
             os.close(fd)
-        self.bytes_written += len(data)
-        self.files_written += 1
-        return path
 
     def tensor_path(self, node_name, output_slot, debug_op, timestamp_us, device):
         """Path of a new dump file; '-1', '-2'… appended when that name exists."""
@@ -224,6 +236,31 @@ class DumpWriter:
             os.close(fd)
         return candidate if _DIR_FDS else os.path.basename(candidate)
 
+    def create_later(self, folder, name, parts, nbytes, done=None):
+        """create() on the writer thread; `done` (an acquired Lock) is released once the file
+        is written. `parts` must not change until then."""
+        self._queued = True
+        dump_queue.submit(self._later, (self.create, (folder, name, parts, nbytes)), done)
+
+    def _later(self, write, args):
+        """write(*args) on the writer thread, its error kept for wait()."""
+        if self._error is not None:
+            return  # the first failure is reported; the files after it are not attempted
+        try:
+            write(*args)
+        except Exception as exc:  # noqa: BLE001 - raised in the run's thread by wait()
+            self._error = exc
+
+    def wait(self):
+        """Return once every file handed to the writer thread is written; raise the first
+        error it met."""
+        if self._queued:
+            self._queued = False
+            dump_queue.marker().acquire()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
     def _dir_fd(self, folder):
         """An open fd of dump_root/folder, creating the folder (and parents) once per run."""
         fd = self._dir_fds.get(folder)
@@ -244,14 +281,23 @@ class DumpWriter:
         return fd
 
     def flush(self):
-        """Release the run's directory handles (every file is already complete)."""
+        """Wait for the files handed to the writer thread, then release the run's directory
+        handles."""
+        try:
+            self.wait()
+        finally:
+            self._close_dirs()
+
+    def _close_dirs(self):
         fds, self._dir_fds = self._dir_fds, {}
         for fd in fds.values():
             os.close(fd)
 
     def __del__(self):
+        # Never waits: a queued job holds the writer, so none is pending by now (and this
+        # may run on the writer thread itself).
         try:
-            self.flush()
+            self._close_dirs()
         except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to release
             pass
 

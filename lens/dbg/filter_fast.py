@@ -29,6 +29,16 @@ def _slot_code(watch, tensor, allowed, const):
     return (HOLD if allowed else CHECK) | (0 if const else MAYBE_VAR)
 
 
+def _whole_view_of(value, vid):
+    """id of the array whose memory `value` views entirely (a reshape: the same numbers, so
+    the same verdict), else `vid`."""
+    base = value.base
+    if type(base) is np.ndarray and base.nbytes == value.nbytes and base.dtype == value.dtype \
+            and base.flags.c_contiguous and (value.flags.c_contiguous or value.flags.f_contiguous):
+        return id(base)  # contiguous views of all of a contiguous block hold all its elements
+    return vid
+
+
 def _entry(sink, watch, op):
     """(OpInfo, mutates, per-slot codes) of one op for this sink's filter setup."""
     info = watch._info(op)
@@ -83,7 +93,10 @@ def make_filter_hook(sink, watch):
                         vid = id(value)
                         verdict = verdicts.get(vid)  # identity chains pass one array on
                         if verdict is None:
-                            verdict = verdicts[vid] = nonfinite(value)
+                            vid = _whole_view_of(value, vid)
+                            verdict = verdicts.get(vid)
+                            if verdict is None:
+                                verdict = verdicts[vid] = nonfinite(value)
                         if verdict:
                             trips.append(len(held))
                 elif check_custom(info, slot, value, ts):

@@ -1,5 +1,7 @@
 """Tensor filters for `run -f` and `lt -f`: `has_inf_or_nan` and the filter registry."""
 
+from math import isfinite
+
 import numpy as np
 
 from lens.dbg.patterns import compile_regex
@@ -44,37 +46,21 @@ def has_inf_or_nan(datum, tensor):
     return False  # ints can't hold inf/nan; bool, strings and the rest never pass
 
 
-_ROW = 1024  # elements per row of the matrix-vector check: one row of zeros stays in L1
-_ROW_ZEROS = {np.dtype(np.float32): np.zeros(_ROW, np.float32),
-              np.dtype(np.float64): np.zeros(_ROW, np.float64)}
-
-
-def _dot_zeros_nonzero(flat, zeros):
-    """True if flat . 0 is not 0, i.e. flat holds an inf or nan (1-D float32/float64).
-
-    Each product is 0 (finite x) or nan (inf * 0, nan * 0) and nan survives any sum, so unlike
-    a plain sum this never overflows. Viewed as rows of _ROW elements times one row of zeros,
-    BLAS reads the tensor once and the zeros from L1 (a dot against a full-size zeros vector
-    would read twice the memory)."""
-    size = flat.size
-    rows = size // _ROW
-    if rows:
-        head = flat[:rows * _ROW].reshape(rows, _ROW)
-        if head.dot(zeros).any():
-            return True
-        flat = flat[rows * _ROW:]
-        size = flat.size
-    return bool(size) and bool(np.dot(flat, zeros[:size]) != 0)
+_BLAS_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
 def nonfinite(value):
     """has_inf_or_nan for a value in a run, as fast as one BLAS pass over the tensor."""
     if type(value) is not np.ndarray:
         return has_inf_or_nan(None, value)
-    zeros = _ROW_ZEROS.get(value.dtype)
-    if zeros is not None and value.flags.c_contiguous:
-        return _dot_zeros_nonzero(value.reshape(value.size), zeros)
-    if value.dtype.kind not in "fc":
+    if value.dtype in _BLAS_FLOATS and value.flags.c_contiguous:
+        flat = value.reshape(-1)
+        # flat . flat sums squares, none negative: an inf or nan anywhere makes it inf or nan,
+        # and a finite result proves every element finite. Huge finite values can overflow
+        # it (|x| > 1e19 in float32): then the exact check decides.
+        if isfinite(np.dot(flat, flat)):
+            return False
+    elif value.dtype.kind not in "fc":
         return False  # ints, bools, strings hold no inf/nan
     return bool(not np.isfinite(value).all())
 

@@ -1,6 +1,7 @@
 """What a debugged run watches (WatchOptions) and where watched values go (sinks)."""
 
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -122,6 +123,9 @@ class Watch:
         start = getattr(sink, "watch_started", None)
         if start is not None:
             start(sees_all)
+        update = getattr(sink, "before_update", None)
+        if update is not None:
+            self.before_update = update  # the sink waits for or copies what it still holds
         fast = getattr(sink, "fast_on_output", None)
         if fast is not None and type(self) is Watch and self._identity_only:
             # Shadows the methods for this instance: the engine calls them directly.
@@ -222,11 +226,17 @@ def write_watched(writer, info, slot, debug_op, value, timestamp_us):
 
 
 class DiskSink:
-    """Writes every watched value straight to a dump directory (tfdbg's behaviour)."""
+    """Writes every watched value to a dump directory (tfdbg's behaviour), on the writer
+    thread while the step goes on; close() returns once every file is complete.
+
+    Kernel results are fresh arrays nothing changes afterwards. Read-only arrays are variable
+    buffers (or views of them) that an update later in the run may overwrite in place: the
+    engine announces such updates (before_update), which wait for those buffers' files."""
 
     def __init__(self, dump_root):
-        self.writer = DumpWriter(dump_root)
+        self.writer = DumpWriter(dump_root, queued=True)
         self.budget_message = None
+        self._buffer_jobs = {}  # id(variable buffer) -> Lock released when its last file is
 
     def add(self, node_name, slot, debug_op, value, timestamp_us, device, op_type=""):
         """Write one dump unless the disk budget has run out."""
@@ -235,9 +245,12 @@ class DiskSink:
 
     def add_watched(self, info, slot, debug_op, value, timestamp_us):
         """add() for a Watch, which passes the op's cached OpInfo."""
-        if self.budget_message is not None:
-            return
-        folder, name, parts, nbytes = watched_file(info, slot, debug_op, value, timestamp_us)
+        if self.budget_message is None:
+            self.queue(value, *watched_file(info, slot, debug_op, value, timestamp_us))
+
+    def queue(self, value, folder, name, parts, nbytes):
+        """Count the file against the byte budget and hand it to the writer thread; `parts`
+        hold `value`'s memory, which must stay as it is until the file is written."""
         try:
             self.writer.reserve(folder, name, parts, nbytes)
         except DiskBudgetExceededError as exc:
@@ -245,10 +258,37 @@ class DiskSink:
             self.budget_message = str(exc)
             print("lens.dbg: %s" % exc, file=sys.stderr)
             return
-        self.writer.create(folder, name, parts, nbytes)
+        done = None
+        if type(value) is np.ndarray and not value.flags.writeable:
+            done = threading.Lock()
+            done.acquire()
+            base = value.base if value.base is not None else value
+            # Jobs run in order: waiting for the buffer's last file covers the earlier ones.
+            self._buffer_jobs[id(base)] = (base, done)
+        self.writer.create_later(folder, name, parts, nbytes, done)
+
+    def fast_on_output(self, watch):
+        """(on_output, before_update) hooks a plain Watch installs instead of its methods."""
+        from lens.dbg.dump_fast import make_dump_hook
+        return make_dump_hook(self, watch), self.before_update
+
+    def before_update(self, *buffers):
+        """Wait until the files holding these variable buffers (None: any) are written, as the
+        engine is about to overwrite them."""
+        jobs = self._buffer_jobs
+        if not jobs:
+            return
+        if any(b is None for b in buffers):
+            due = list(jobs.values())
+            jobs.clear()
+        else:
+            due = [jobs.pop(id(b)) for b in buffers if id(b) in jobs]
+        for _, done in due:
+            done.acquire()
 
     def close(self):
-        """Release the run's directory handles; every dump is already on disk."""
+        """Wait for every dump of the run, then release its directory handles."""
+        self._buffer_jobs.clear()
         self.writer.flush()
 
 

@@ -72,9 +72,11 @@ _floats = st.sampled_from([np.float32, np.float64, np.float16, np.complex64])
 @settings(max_examples=150, deadline=None)
 @given(dtype=_floats, size=st.integers(0, 5000), bad=st.sampled_from([None, np.inf, -np.inf,
                                                                         np.nan]),
-       where=st.floats(0, 1, exclude_max=True), big=st.booleans(), stride=st.integers(1, 3))
+       where=st.floats(0, 1, exclude_max=True), big=st.sampled_from([0, 1, 2]),
+       stride=st.integers(1, 3))
 def test_nonfinite_agrees_with_isfinite(dtype, size, bad, where, big, stride):
-    value = np.full(size, 6e4 if big else 0.5, dtype)  # big float16 values overflow a sum
+    # 6e4 overflows a float16 sum; half the dtype's largest value overflows any sum or square.
+    value = np.full(size, [0.5, 6e4, np.finfo(dtype).max / 2][big], dtype)
     if bad is not None and size:
         value[int(where * size)] = bad
     value = value[::stride]
@@ -167,4 +169,85 @@ def test_filter_run_holds_each_moment_of_an_updated_variable(monkeypatch, run_ar
     for name, number in expected.items():
         np.testing.assert_array_equal(dumped_values[name], np.full(3, number, np.float32),
                                       err_msg=name)
+    dump_module.reset_disk_byte_usage()
+
+
+@pytest.fixture
+def slow_writer():
+    """Holds the dump writer thread for 0.3 s from the first file of the test on, so the run
+    reaches its variable updates while that run's files still wait to be written."""
+    import threading
+    from lens.dbg import dump_queue
+    gate = threading.Lock()
+    gate.acquire()
+    dump_queue.submit(gate.acquire, ())  # the writer blocks here until the timer fires
+    timer = threading.Timer(0.3, gate.release)
+    timer.start()
+    yield
+    timer.join()
+
+
+@pytest.mark.parametrize("watch_fn", [None, lambda fetches, feeds: tf_debug.WatchOptions(
+    node_name_regex_allowlist="(v|first|middle|second|done)")])
+def test_dumps_written_later_hold_each_moment_of_an_updated_variable(tmp_path, slow_writer,
+                                                                      watch_fn):
+    """Files handed to the writer thread show each value as its op produced it, even when
+    the variable is updated in place before the file is written."""
+    sess, fetches = _two_update_graph()
+    wrapped = tf_debug.DumpingDebugWrapperSession(sess, str(tmp_path / "root"),
+                                                  watch_fn=watch_fn)
+    wrapped.run(fetches)
+    dump = tf_debug.DebugDumpDir(wrapped.last_run_dir)
+    expected = {"v": 0, "first": 1, "middle": 1, "second": 11, "done": 11}
+    for name, number in expected.items():
+        np.testing.assert_array_equal(dump.get_tensors(name, 0, "DebugIdentity")[0],
+                                      np.full(3, number, np.float32), err_msg=name)
+    dump_module.reset_disk_byte_usage()
+
+
+def test_writer_thread_files_equal_direct_writes(tmp_path, slow_writer):
+    """Every file of a run dumped through the writer thread has the bytes the direct path
+    (DumpWriter.create in the run's thread) writes for the same values."""
+    sess, fetches, feed, _ = _train_graph()
+    wrapped = tf_debug.DumpingDebugWrapperSession(sess, str(tmp_path / "queued"))
+    sess_direct, fetches_direct, feed_direct, _ = _train_graph()
+    direct = tf_debug.DumpingDebugWrapperSession(sess_direct, str(tmp_path / "direct"))
+    later = DumpWriter.create_later
+
+    def create_now(self, folder, name, parts, nbytes, done=None):
+        self.create(folder, name, parts, nbytes)
+        if done is not None:
+            done.release()
+    for _ in range(2):  # the second run: encodings cached from the first
+        wrapped.run(fetches, feed)
+        DumpWriter.create_later = create_now
+        try:
+            direct.run(fetches_direct, feed_direct)
+        finally:
+            DumpWriter.create_later = later
+        a = tf_debug.DebugDumpDir(wrapped.last_run_dir)
+        b = tf_debug.DebugDumpDir(direct.last_run_dir)
+        assert len(a.dumped_tensor_data) == len(b.dumped_tensor_data) > 10
+        for x, y in zip(a.dumped_tensor_data, b.dumped_tensor_data):
+            assert (x.node_name, x.output_slot) == (y.node_name, y.output_slot)
+            with open(x.file_path, "rb") as fx, open(y.file_path, "rb") as fy:
+                bx, by = fx.read(), fy.read()
+            # Equal but for the 8 bytes of wall_time (field 1, after its key byte).
+            assert bx[0] == by[0] == 0x09 and bx[9:] == by[9:], x.node_name
+    dump_module.reset_disk_byte_usage()
+
+
+def test_writer_thread_error_is_raised_by_the_run(tmp_path, monkeypatch):
+    """A file the writer thread fails to write makes run() raise, after the run."""
+    sess, fetches, feed, _ = _train_graph()
+    wrapped = tf_debug.DumpingDebugWrapperSession(sess, str(tmp_path / "root"))
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(DumpWriter, "create", fail)
+    with pytest.raises(OSError, match="No space left"):
+        wrapped.run(fetches, feed)
+    monkeypatch.undo()
+    wrapped.run(fetches, feed)  # the next run writes again
+    assert tf_debug.DebugDumpDir(wrapped.last_run_dir).size > 10
     dump_module.reset_disk_byte_usage()

@@ -134,3 +134,28 @@ def test_a_filtered_run_frees_its_held_values_without_the_garbage_collector(monk
         assert len(sinks) == 2 and all(ref() is None for ref in sinks)
     finally:
         gc.enable()
+
+
+def test_a_whole_view_shares_its_arrays_verdict_and_a_partial_view_does_not():
+    """A reshape of an array holds the same numbers (one check serves both); a slice or a
+    strided view of it may not hold the inf, so it is checked on its own."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        names = ["whole", "reshaped", "transposed", "tail", "strided", "later"]
+        ops = [tf.identity(x, name=n).op for n in names]
+    sink = FilterSink(has_inf_or_nan, lambda node: False)
+    watch = Watch(WatchOptions(), sink)
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    base[0, 0] = np.inf
+    fine = np.ones((3, 4), np.float32)
+    values = [base, base.reshape(12), base.T, base[1:], base[:, 1::2], fine.reshape(4, 3)]
+    for ts, (op, value) in enumerate(zip(ops, values), 1):
+        watch.on_output(op, 0, value, ts)
+    assert [d.node_name for d in sink.tripped] == ["whole", "reshaped", "transposed"]
+    # The other order: the view is checked first and the whole array reuses its verdict.
+    sink = FilterSink(has_inf_or_nan, lambda node: False)
+    watch = Watch(WatchOptions(), sink)
+    for ts, (op, value) in enumerate(zip(ops[:2], [base.reshape(12), base]), 1):
+        watch.on_output(op, 0, value, ts)
+    assert [d.node_name for d in sink.tripped] == ["whole", "reshaped"]
