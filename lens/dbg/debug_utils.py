@@ -8,7 +8,7 @@ from lens.client.session import register_debug_options_runner
 from lens.dbg import dump as dump_module
 from lens.dbg.framework import partition_graph_defs
 from lens.dbg.patterns import compile_regex
-from lens.dbg.watch import DiskSink, Watch, WatchOptions
+from lens.dbg.watch import DiskSink, Watch, WatchOptions, close_sink
 
 _memory_sinks = {}  # memcbk://<key> -> sink (in-process callback URLs, as tfdbg's memcbk)
 _lock = threading.Lock()
@@ -145,12 +145,13 @@ def run_with_debug_options(sess, fetches, feed_dict=None, options=None, run_meta
                         run_metadata=run_metadata)
     if isinstance(watch.sink, DiskSink):
         _write_partition_graphs(sess, watch.sink.writer, fetches, feed_dict)
+    failed = True
     try:
-        return sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
+        result = sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
+        failed = False
+        return result
     finally:
-        close = getattr(watch.sink, "close", None)
-        if close is not None:
-            close()
+        close_sink(watch.sink, failed)
 
 
 _graph_cache = {}  # partition graphs by graph version and fetch/feed signature

@@ -6,7 +6,7 @@ import zlib
 from lens.dbg import device_names
 from lens.dbg.patterns import compile_regex
 from lens.dbg.run_screens import element_name, flatten_fetches
-from lens.dbg.watch import Watch
+from lens.dbg.watch import Watch, close_sink
 from lens.client.session import SessionContext
 from lens.framework.default_session import _default_session_stack
 
@@ -186,10 +186,11 @@ class BaseDebugWrapperSession(SessionContext):
 
     def _watched_run(self, fetches, feed_dict, options, run_metadata, watch_options, sink):
         watch = Watch(watch_options, sink)
+        failed = True
         try:
-            return self._sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
+            result = self._sess._run_watched(fetches, feed_dict, options, run_metadata, watch)
+            failed = False
+            return result
         finally:
             watch.release()
-            close = getattr(sink, "close", None)
-            if close is not None:
-                close()  # every dump is on disk before run() returns
+            close_sink(sink, failed)  # every dump is on disk before run() returns

@@ -1,5 +1,6 @@
 """What a debugged run watches (WatchOptions) and where watched values go (sinks)."""
 
+import logging
 import sys
 import threading
 import weakref
@@ -290,6 +291,21 @@ class DiskSink:
         """Wait for every dump of the run, then release its directory handles."""
         self._buffer_jobs.clear()
         self.writer.flush()
+
+
+def close_sink(sink, run_failed):
+    """Wait for a sink's dumps (sinks with close()). When the run itself failed, its error is the
+    one that propagates: a dump error met while closing is logged instead of replacing it."""
+    close = getattr(sink, "close", None)
+    if close is None:
+        return
+    if not run_failed:
+        close()
+        return
+    try:
+        close()
+    except Exception as exc:  # noqa: BLE001 - the run's own error is already propagating
+        logging.getLogger(__name__).warning("a dump of the failed run was not written: %s", exc)
 
 
 class MemoryDatum:

@@ -251,3 +251,21 @@ def test_writer_thread_error_is_raised_by_the_run(tmp_path, monkeypatch):
     wrapped.run(fetches, feed)  # the next run writes again
     assert tf_debug.DebugDumpDir(wrapped.last_run_dir).size > 10
     dump_module.reset_disk_byte_usage()
+
+
+def test_a_failing_run_raises_its_own_error_not_a_dump_error(tmp_path, monkeypatch, caplog):
+    """When the run fails and a file of it also fails to be written, run() raises the run's
+    error; the dump error is logged."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        checked = tf.check_numerics(x * 2.0, "doubled x")
+    wrapped = tf_debug.DumpingDebugWrapperSession(tf.Session(graph=graph), str(tmp_path / "root"))
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(DumpWriter, "create", fail)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="doubled x"):
+        wrapped.run(checked, {x: np.array([1.0, np.nan, 2.0], np.float32)})
+    assert any("No space left" in r.getMessage() for r in caplog.records)
+    dump_module.reset_disk_byte_usage()
