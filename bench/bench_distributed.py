@@ -59,10 +59,11 @@ def measure(quick):
     import ray
 
     import lens as tf
+    from lens.distributed import ray_env
     started = not ray.is_initialized()
-    if started:
+    if started:     # the tasks at the client's priority, as a Ray instance lens starts itself
         ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", namespace="lens",
-                 log_to_driver=False)
+                 log_to_driver=False, _system_config=ray_env.LOCAL_SYSTEM_CONFIG)
     try:
         rng = np.random.default_rng(0)
         ws, bs = _init(rng)

@@ -6,6 +6,10 @@ from lens.framework import errors
 
 ADDRESS_ENV = "LENS_RAY_ADDRESS"   # e.g. "auto" or "10.0.0.5:6379" for a `ray start --head` cluster
 NAMESPACE = "lens"
+# A Ray instance lens starts runs its task processes at the client's priority: Ray's default niceness
+# of 15 for workers (meant for light workers under a busy driver) lets any other program on the
+# machine, and the client waiting on a compiled step, take the cores the tasks compute on.
+LOCAL_SYSTEM_CONFIG = {"worker_niceness": 0}
 _lock = threading.Lock()
 
 
@@ -29,7 +33,8 @@ def connect(address=None):
             if address:
                 ray.init(address=address, namespace=NAMESPACE, log_to_driver=False)
             else:
-                ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False)
+                ray.init(namespace=NAMESPACE, include_dashboard=False, log_to_driver=False,
+                         _system_config=LOCAL_SYSTEM_CONFIG)
     return ray
 
 

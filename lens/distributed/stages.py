@@ -12,6 +12,7 @@ import logging
 
 from lens.distributed import ray_env
 from lens.distributed.rendezvous import transfer_key
+from lens.framework.registry import get_op_def
 
 # Runs of one plan in a row before it is compiled (compiling takes about a second).
 HOT_RUNS = 5
@@ -96,6 +97,8 @@ class CompiledStep:
         self.ray, self.pieces = ray, pieces
         self.owner = "%s:%d" % (ray.get_runtime_context().get_worker_id(), next(_owners))
         self.dag = None
+        self.fed = [i for i, p in enumerate(pieces) if stage_ranks[p][0] == 0]   # those reading feeds
+        self.outputs = 0    # how many channels the client reads a step's results from
         claimed = []
         try:
             for p in pieces:
@@ -103,16 +106,24 @@ class CompiledStep:
                     raise _Busy()
                 claimed.append(p)
             with InputNode() as inp:
-                node = {}
+                node, consumed = {}, set()
                 for r in sorted(set(r for ranks in stage_ranks.values() for r in ranks)):
                     for i, p in enumerate(pieces):
                         if r not in stage_ranks[p]:
                             continue
                         at = stage_ranks[p].index(r)
-                        first = inp[i] if r == 0 else node[(p, stage_ranks[p][at - 1])]
-                        peers = [node[(q, r - 1)] for q in pieces if q is not p and p in senders[q].get(r - 1, ())]
-                        node[(p, r)] = p.actor.stage.bind(p.key, r, first, *peers)
-                out = MultiOutputNode([node[(p, stage_ranks[p][-1])] for p in pieces])
+                        # A piece's first stage starts its partition with the feeds (none when it
+                        # starts later than rank 0); a later one carries the previous one's results.
+                        first = (inp[self.fed.index(i)] if r == 0 else []) if at == 0 else \
+                            node[(p, stage_ranks[p][at - 1])]
+                        peers = [(q, r - 1) for q in pieces if q is not p and p in senders[q].get(r - 1, ())]
+                        consumed.update(peers)
+                        node[(p, r)] = p.actor.stage.bind(p.key, r, at == 0, first, *[node[q] for q in peers])
+                # A piece's results travel with its last stage's sends: the client reads only the
+                # last stages nobody else reads (one channel for a ps gathering all gradients).
+                sinks = [node[(p, stage_ranks[p][-1])] for p in pieces if (p, stage_ranks[p][-1]) not in consumed]
+                self.outputs = len(sinks)
+                out = MultiOutputNode(sinks)
             self.dag = out.experimental_compile()
         except BaseException:
             for p in claimed:
@@ -121,7 +132,10 @@ class CompiledStep:
 
     def execute(self, feeds):
         """Each piece's result tuple (as a plain step's run returns it)."""
-        return [ref.get(timeout=-1)[2] for ref in self.dag.execute(*feeds)]
+        results = {}
+        for ref in self.dag.execute(*[feeds[i] for i in self.fed]):
+            results.update(ref.get(timeout=-1)[2])
+        return [results[p.key] for p in self.pieces]
 
     def teardown(self):
         """Free the actors (and cancel a step left running there)."""
@@ -161,6 +175,9 @@ def try_compile(ray, pieces, graph_defs, ranks):
             receiver = task_of[ray_env.task_name(*_task(key.split(";")[1]))]
             by_rank.setdefault(r, set()).add(receiver)
             stage_ranks[receiver].add(r + 1)
+    for p, gd in zip(pieces, graph_defs):
+        if len(stage_ranks[p]) > 1 and _late_start(p, gd, ranks[p.device]):
+            stage_ranks[p].discard(0)
     stage_ranks = {p: sorted(r) for p, r in stage_ranks.items()}
     if any(stage_ranks[p][-1] != ranks[p.device][3] for p in pieces):
         return None     # (cannot happen with one partition per task; the plain path is always right)
@@ -168,3 +185,13 @@ def try_compile(ray, pieces, graph_defs, ranks):
         return CompiledStep(ray, pieces, stage_ranks, senders)
     except _Busy:
         return None
+
+
+def _late_start(piece, graph_def, ranks):
+    """Whether a piece's partition may start at its first receiving stage instead of rank 0 (one Ray
+    call and channel hop less per step): it is fed nothing, sends nothing at rank 0, and its ops of
+    rank 0 are stateless (constants, shapes: whether they run a little later changes nothing)."""
+    names, _, expected, _ = ranks
+    return (not piece.feed_slots and not expected.get(0) and
+            not any(names[nd.name] == 0 and get_op_def(nd.op).stateful for nd in graph_def.node
+                    if nd.op not in ("_Recv", "_Send")))

@@ -246,24 +246,28 @@ class TaskService:
                 # Ray's teardown waits for them.
                 part.dag_step.finish(("error", "CancelledError", why, None, self.name))
 
-    def stage(self, key, rank, first, *peers):
-        """Stage rank of partition key in a compiled step: rank 0 starts the partition with the feeds
-        in first; each stage delivers what the peers' stages of rank - 1 sent here and returns the
-        partition's sends of its rank: (ok, {(job, index): [(key, value)]}, the result or None). The
-        last stage also waits for the partition to end and returns its result."""
+    def stage(self, key, rank, start, first, *peers):
+        """Stage rank of partition key in a compiled step: a piece's first stage (start) starts the
+        partition with the feeds in first, a later one gets the previous stage's output in first;
+        each delivers what the peers' stages of rank - 1 sent here and returns the partition's sends
+        of its rank: (ok, {(job, index): [(key, value)]}, {partition key: result}). The results are
+        those its inputs carried plus, at the last stage, its partition's once it ended."""
         part = self.partitions[key]
         send_rank, expected, last = part.stages
-        if rank == 0:
+        if start:
             step = part.dag_step = DagStep(next(self._dag_steps), send_rank, expected)
             if self._runner is None:
                 self._runner = ThreadPoolExecutor(max_workers=8, thread_name_prefix="lens-step")
             self._runner.submit(self._run_dag_step, key, step, first)
+            results = {}
         else:
             step = part.dag_step
+            results = dict(first[2])
         me = (self.job, self.index)
         failed = False
-        for ok, sends, _ in peers:
+        for ok, sends, carried in peers:
             failed = failed or not ok
+            results.update(carried)
             for k, value in sends.get(me, ()):
                 if isinstance(value, np.ndarray) and not value.flags.writeable:
                     value = value.copy()    # a view of the channel's buffer, rewritten next step
@@ -271,7 +275,9 @@ class TaskService:
         if failed:      # a peer's partition failed: this step's receivers here give up too
             self.abort(step.step, "a peer task's partition failed")
         ok, sends = step.sends(rank)
-        return ok, sends, step.done() if rank == last else None
+        if rank == last:
+            results[key] = step.done()
+        return ok, sends, results
 
     def _run_dag_step(self, key, step, feeds):
         self._tls.dag = step

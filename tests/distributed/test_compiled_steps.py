@@ -53,6 +53,9 @@ def test_compiled_steps_match_one_process_and_keep_tf_errors(cluster):
         sess.run(dist[1].initializer)
         losses, w = _steps(sess, dist, xs)
         assert sess._remote._dag_run is not None     # the later steps ran as a compiled graph
+        dag = sess._remote._dag_run.dag
+        assert dag.outputs == 1     # the ps's update stage carries every task's results
+        assert len(dag.fed) == 2    # worker 1 (fed nothing) starts at its first receiving stage
         np.testing.assert_allclose(losses, want_losses, rtol=1e-5)
         np.testing.assert_allclose(w, want_w, rtol=1e-5)
         # A kernel error inside a compiled step keeps TF's class and names the op and its task;
@@ -66,6 +69,41 @@ def test_compiled_steps_match_one_process_and_keep_tf_errors(cluster):
             sess.run(checked, {x: bad})
         assert np.isfinite(sess.run(checked, {x: xs[0]}))
         assert sess._remote._dag_run.dag is not None
+
+
+def test_compiled_steps_gather_results_from_every_last_stage_nobody_reads(cluster):
+    """Towers' losses only: nothing on the ps after its weights' read, so the client reads both
+    workers' last stages; the ps's result travels with them (its read of the variable)."""
+    workers, _ = cluster
+    rng = np.random.RandomState(5)
+    w0 = rng.rand(4, 3).astype(np.float32)
+    xs = [rng.rand(6, 4).astype(np.float32) for _ in range(stages.HOT_RUNS + 3)]
+
+    def build(devices, ps_device):
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device(ps_device):
+                w = tf.Variable(w0, name="sink_w")
+                read = tf.identity(w)
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            losses = []
+            for dev, xi in zip(devices, tf.split(x, 2)):
+                with tf.device(dev):
+                    losses.append(tf.reduce_sum(tf.matmul(xi, read)))
+        return g, w, x, losses + [read]
+
+    g, w, x, fetches = build(["/cpu:0", "/cpu:0"], "/cpu:0")
+    with tf.Session(graph=g) as sess:
+        sess.run(w.initializer)
+        want = [sess.run(fetches, {x: xv}) for xv in xs]
+    g, w, x, fetches = build(["/job:worker/task:0", "/job:worker/task:1"], "/job:ps/task:0")
+    with tf.Session(workers[0].target, graph=g) as sess:
+        sess.run(w.initializer)
+        got = [sess.run(fetches, {x: xv}) for xv in xs]
+        assert sess._remote._dag_run is not None and sess._remote._dag_run.dag.outputs == 2
+    for a, b in zip(got, want):
+        for u, v in zip(a, b):
+            np.testing.assert_allclose(u, v, rtol=1e-6)
 
 
 def test_an_idle_compiled_graph_is_torn_down_and_frees_its_tasks(cluster, monkeypatch):
