@@ -13,10 +13,30 @@ import weakref
 
 import numpy as np
 
+from lens.dbg import dump_encoding
+from lens.dbg.dump import make_tensor_event
 from lens.dbg.dump_encoding import raw_array
-from lens.dbg.watch import watched_file
 
 _pack_double = struct.Struct("<d").pack
+
+
+def watched_file(info, slot, debug_op, value, timestamp_us):
+    """(folder, file name, buffers, their total size) of one watched value's dump in tfdbg's
+    layout; the buffers hold the value's own memory (no copy) when it has a raw dtype."""
+    cached = info.encoders.get((slot, debug_op))
+    if cached is None:
+        cached = info.encoders[(slot, debug_op)] = (
+            dump_encoding.WatchEncoder(info.name, slot, debug_op, info.device),
+            "%s_%d_%s_" % (info.base, slot, debug_op))
+    encoder, prefix = cached
+    array = raw_array(value)
+    if array is None:  # strings, objects: the protobuf encoder handles every dtype
+        data = make_tensor_event(info.name, slot, debug_op, value, timestamp_us,
+                                 info.device).SerializeToString()
+        return info.folder, prefix + str(timestamp_us), [data], len(data)
+    parts = encoder.parts(array, timestamp_us)
+    return (info.folder, prefix + str(timestamp_us), parts,
+            len(parts[0]) + array.nbytes + len(parts[2]))
 
 
 class _SlotDump:

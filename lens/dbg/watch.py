@@ -7,8 +7,10 @@ import weakref
 
 import numpy as np
 
-from lens.dbg import debug_ops, device_names, dump_encoding
-from lens.dbg.dump import DiskBudgetExceededError, DumpWriter, make_tensor_event, tensor_folder
+from lens.dbg import debug_ops, device_names
+from lens.dbg.dump import DiskBudgetExceededError, DumpWriter, tensor_folder
+from lens.dbg.dump_fast import make_dump_hook, watched_file
+from lens.dbg.filter_fast import make_filter_hook
 from lens.dbg.filters import as_dumped, has_inf_or_nan, nonfinite
 from lens.dbg.patterns import compile_regex
 
@@ -201,25 +203,6 @@ class Watch:
         self.sink.add(info.name, slot, debug_op, value, timestamp_us, info.device, info.type)
 
 
-def watched_file(info, slot, debug_op, value, timestamp_us):
-    """(folder, file name, buffers, their total size) of one watched value's dump in tfdbg's
-    layout; the buffers hold the value's own memory (no copy) when it has a raw dtype."""
-    cached = info.encoders.get((slot, debug_op))
-    if cached is None:
-        cached = info.encoders[(slot, debug_op)] = (
-            dump_encoding.WatchEncoder(info.name, slot, debug_op, info.device),
-            "%s_%d_%s_" % (info.base, slot, debug_op))
-    encoder, prefix = cached
-    array = dump_encoding.raw_array(value)
-    if array is None:  # strings, objects: the protobuf encoder handles every dtype
-        data = make_tensor_event(info.name, slot, debug_op, value, timestamp_us,
-                                 info.device).SerializeToString()
-        return info.folder, prefix + str(timestamp_us), [data], len(data)
-    parts = encoder.parts(array, timestamp_us)
-    return (info.folder, prefix + str(timestamp_us), parts,
-            len(parts[0]) + array.nbytes + len(parts[2]))
-
-
 def write_watched(writer, info, slot, debug_op, value, timestamp_us):
     """Write one watched value with `writer` in tfdbg's layout (one file, one syscall)."""
     folder, name, parts, nbytes = watched_file(info, slot, debug_op, value, timestamp_us)
@@ -270,7 +253,6 @@ class DiskSink:
 
     def fast_on_output(self, watch):
         """(on_output, before_update) hooks a plain Watch installs instead of its methods."""
-        from lens.dbg.dump_fast import make_dump_hook
         return make_dump_hook(self, watch), self.before_update
 
     def before_update(self, *buffers):
@@ -367,7 +349,6 @@ class FilterSink:
 
     def fast_on_output(self, watch):
         """(on_output, before_update) hooks a plain Watch installs instead of its methods."""
-        from lens.dbg.filter_fast import make_filter_hook
         return make_filter_hook(self, watch)
 
     def copy_pending(self, *buffers):
