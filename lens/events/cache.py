@@ -79,11 +79,15 @@ Loader = _Loader  # for other cache-dir files written by pickle (spill.py)
 class CacheDir:
     """One logdir's cache directory (see the module docstring)."""
 
-    def __init__(self, root):
+    def __init__(self, root, board=True):
+        """board=False: a helper process of a board that holds the dir (run_workers.py); it
+        registers nothing and never sweeps."""
         self.root = os.path.abspath(os.fspath(root))
         self.error = None  # why the cache is not used (the page shows it), or None
         self.rebuilt = 0  # cache entries found unusable and rebuilt
         self._board = None  # boards/<pid>-<id>.lock, held exclusive while this board lives
+        if not board:
+            return
         try:
             os.makedirs(os.path.join(self.root, "runs"), exist_ok=True)
             os.makedirs(os.path.join(self.root, "boards"), exist_ok=True)

@@ -123,27 +123,37 @@ class LogdirWatcher:
         found = self._discover()
         self._drop_deleted_runs(found)
         for name, (fs, paths) in found.items():
-            run = self._runs.get(name)
-            if run is None:
-                run = self._runs[name] = _Run(name, fs, self.samples)
-                with self.lock:
-                    self.stores[name] = run.store
-                    self.generation += 1
-            for path in sorted(paths):
-                if path not in run.readers:
-                    run.readers[path] = EventFileReader(path, fs)
+            self.add_run(name, fs, paths)
         pending = {name: sum(max(r.poll(), 0) for r in run.readers.values())
                    for name, run in self._runs.items()}
         big = [n for n in sorted(self._runs) if pending[n] >= PARALLEL_MIN_BYTES]
-        workers = min(len(big), os.cpu_count() or 1)
-        if workers >= 2:
-            # NumPy and file reads release the GIL, so runs load side by side in threads
-            # (measured: as fast as worker processes, without pickling the results back).
-            with ThreadPoolExecutor(workers, thread_name_prefix="lens-load") as pool:
-                list(pool.map(self._read_run, big))
+        done = self._read_big(big)
         for name in sorted(self._runs):
-            if name not in big or workers < 2:
+            if name not in done:
                 self._read_run(name)
+
+    def add_run(self, name, fs, paths):
+        """Run `name` (made when first seen), with a reader for each of `paths`."""
+        run = self._runs.get(name)
+        if run is None:
+            run = self._runs[name] = _Run(name, fs, self.samples)
+            with self.lock:
+                self.stores[name] = run.store
+                self.generation += 1
+        for path in sorted(paths):
+            if path not in run.readers:
+                run.readers[path] = EventFileReader(path, fs)
+        return run
+
+    def _read_big(self, big):
+        """Read the runs with much unread data side by side; returns the names read."""
+        workers = min(len(big), os.cpu_count() or 1)
+        if workers < 2:
+            return ()
+        # Large NumPy operations and file reads release the GIL: some overlap in threads.
+        with ThreadPoolExecutor(workers, thread_name_prefix="lens-load") as pool:
+            list(pool.map(self._read_run, big))
+        return big
 
     def _drop_deleted_runs(self, found):
         """Forget runs whose directory was deleted while serving (a deleted file keeps its data)."""
