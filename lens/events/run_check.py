@@ -29,7 +29,7 @@ import numpy as np
 from lens.events.crc_batch import combine, masked_crc, record_view, unmask
 
 HEADER = 12  # as framing.HEADER (framing imports this module's callers, not the reverse)
-_BLOCK_BYTES = 1 << 18  # what one copy holds: fits the L2 cache with room to spare
+_BLOCK_BYTES = 1 << 19  # what one copy holds: about the L2 cache (measured best of 64 KB..2 MB)
 _ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 

@@ -34,9 +34,11 @@ WORKER_MB = 200
 _IN_FLIGHT = 2  # runs sent to a worker before its first answer: it never waits for the board
 
 
-def read_in_worker(cache_root, name, paths, samples, cap_mb):
-    """(records parsed, saved) after reading run `name` from `paths` into the cache dir."""
+def read_in_worker(cache_root, name, paths, samples, cap_mb, chunk=None):
+    """(records parsed, saved) after reading run `name` from `paths` into the cache dir;
+    chunk: the board's read size (a worker's share of the cap would make it smaller)."""
     watcher = CachingWatcher(os.path.dirname(paths[0]), samples, cache_root, cap_mb, board=False)
+    watcher.chunk = chunk or watcher.chunk
     watcher.add_run(name, local_fs(), paths)
     watcher.note_looked(name)  # the board found no usable entry: read from the start
     watcher._read_run(name)
@@ -118,7 +120,8 @@ class ParallelWatcher(CachingWatcher):
                         name = queue.popleft()
                         worker.send({"cache_root": self.cache.root, "name": name,
                                      "paths": sorted(self._runs[name].readers),
-                                     "samples": self.samples, "cap_mb": cap_mb})
+                                     "samples": self.samples, "cap_mb": cap_mb,
+                                     "chunk": self.chunk})
                 mine = self.read_while_starting and not answered and queue
                 events = selector.select(timeout=0 if mine else None)
                 for key, _ in events:
