@@ -17,6 +17,7 @@ import numpy as np
 from lens.events.crc_batch import record_view
 
 _MAX_TEMPLATES = 4
+_PERIOD_LOOKUP = 4096  # tags logged in turn: at most this many of them
 
 
 class ScalarPart:
@@ -212,6 +213,8 @@ def _steps(src, base, stride, count, step, rows):
 
 def _tag_keys(src, base, stride, count, varying, rows):
     """One integer per record identifying its tag (its varying tag bytes packed)."""
+    if len(varying) == 1:  # the usual "metric_0", "metric_1", ...: the byte itself
+        return np.ascontiguousarray(_column(src, base, stride, count, varying[0], np.uint8, rows))
     if len(varying) <= 8:
         key = np.zeros(count if rows is None else len(rows), dtype=np.uint64)
         for k, j in enumerate(varying):
@@ -244,13 +247,16 @@ def _split_tags(src, base, stride, count, tag_off, tag_len, dmask, rows):
 
 
 def _periodic_firsts(key):
-    """[0..P-1] if key repeats with period P and its first P entries are distinct, else None."""
+    """[0..P-1] if key repeats with period P and its first P entries are distinct, else None.
+
+    P is looked for among the first _PERIOD_LOOKUP keys; a longer period is split as
+    irregular order is (_group_keys), into the same groups."""
     if len(key) < 2:
         return [0]
-    later = key[1:] == key[0]
-    period = int(np.argmax(later)) + 1
-    if not later[period - 1]:
+    repeats = np.flatnonzero(key[1:1 + _PERIOD_LOOKUP] == key[0])
+    if not len(repeats):
         return None
+    period = int(repeats[0]) + 1
     if len(set(key[:period].tolist())) != period or not np.array_equal(key[period:], key[:-period]):
         return None
     return list(range(period))

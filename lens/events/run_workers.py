@@ -10,10 +10,11 @@ the run from the cache as on a warm start. The points never cross a pipe, and a 
 warm start serve the same saved data.
 
 Until the first worker answers (starting one imports NumPy and pyarrow: about a second), the
-board reads the first runs itself, so the first series answers as soon as without workers; a
-run whose worker failed is read by the board as well. Workers are used only for MIN_RUNS or
-more cold runs of local files, with a usable cache dir, and with a memory cap (if any) that
-leaves the board and each worker WORKER_MB: the cap is shared between them.
+board reads runs itself (the first one before starting any worker), so the first series
+answers as soon as without workers; a run whose worker failed is read by the board as well.
+Workers are used only for MIN_RUNS or more cold runs of local files, with a usable cache dir,
+and with a memory cap (if any) that leaves the board and each worker WORKER_MB: the cap is
+shared between them.
 """
 
 import json
@@ -109,6 +110,8 @@ class ParallelWatcher(CachingWatcher):
         pool = []
         selector = selectors.DefaultSelector()
         answered = False
+        if self.read_while_starting:
+            self._take(queue.popleft(), None)  # the first series, before workers take the CPU
         try:
             for _ in range(count):
                 worker = _Worker()
