@@ -66,6 +66,8 @@ def store_state(store, write_chunk, folder=None):
     """The RunStore as plain values; its scalar points are spilled to chunks first, and with
     a folder its series' ready answers are written to an answers file there."""
     scalars = {}
+    if folder is not None:
+        answers.precompute(store)
     for tag, series in store.scalars.items():
         series.spill(write_chunk)
         scalars[tag] = {"simple": series.simple, "chunks": [c.entry() for c in series.chunks()]}
