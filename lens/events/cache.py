@@ -255,6 +255,11 @@ class CacheDir:
         folder = self.folder(run)
         return lambda steps, walls, values: colstore.write_chunk(folder, steps, walls, values)
 
+    def chunks_writer(self, run):
+        """write([(steps, walls, values)]) -> [colstore.Chunk], one file per value type."""
+        folder = self.folder(run)
+        return lambda stretches: colstore.write_chunks(folder, stretches)
+
 
 class _Locked:
     """flock on <folder>/lock for the duration of a with block (no-op if it cannot open)."""

@@ -187,7 +187,7 @@ class CachingWatcher(LogdirWatcher):
         colstore.import_arrow()  # not under the store lock, where requests wait
         try:
             with self.lock:
-                store = store_state(run.store, self.cache.chunk_writer(name),
+                store = store_state(run.store, self.cache.chunks_writer(name),
                                     self.cache.folder(name))
         except OSError as exc:
             self.cache.fail("cannot write column files", exc)
