@@ -57,6 +57,17 @@ class _Worker:
         self.proc = subprocess.Popen([sys.executable, "-m", "lens.events.run_workers"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.sent = deque()
+        self._pending = b""  # answer bytes read but not yet a whole line
+
+    def answers(self):
+        """The whole answer lines that arrived (a read may bring several: the pipe is read
+        as raw bytes, since a buffered reader would keep lines out of select's sight), or
+        None at end of output (the worker exited)."""
+        data = os.read(self.proc.stdout.fileno(), 1 << 16)
+        if not data:
+            return None
+        *lines, self._pending = (self._pending + data).split(b"\n")
+        return [json.loads(line) for line in lines]
 
     def send(self, task):
         self.sent.append(task["name"])  # first: a failed write gives the run back too
@@ -144,9 +155,9 @@ class ParallelWatcher(CachingWatcher):
                 worker.close()
 
     def _answer(self, worker, selector, pool, queue):
-        """Take the run a worker answered for; a worker that died gives its runs back."""
-        line = worker.proc.stdout.readline()
-        if not line:
+        """Take the runs a worker answered for; a worker that died gives its runs back."""
+        answers = worker.answers()
+        if answers is None:
             selector.unregister(worker.proc.stdout)
             pool.remove(worker)
             log.warning("a worker process exited (code %s); reading its runs here",
@@ -156,7 +167,8 @@ class ParallelWatcher(CachingWatcher):
             if not pool:
                 raise OSError("no worker process left")
             return
-        self._take(worker.sent.popleft(), json.loads(line))
+        for answer in answers:
+            self._take(worker.sent.popleft(), answer)
 
     def _take(self, name, answer):
         """Serve a run from what its worker saved; read it here when there is nothing."""

@@ -100,3 +100,19 @@ def test_worker_answers_one_line_per_task(tmp_path):
                          capture_output=True).stdout.splitlines()
     assert len(out) == 2 and "error" in json.loads(out[0])
     assert json.loads(out[1]) == {"parsed": 800, "saved": True}
+
+
+def test_answers_that_arrive_together_are_all_taken():
+    """Two answer lines in one read (a worker quicker than the board) are both seen: a
+    buffered reader would hold the second where select() cannot see it, and the board
+    would wait forever."""
+    import subprocess
+
+    worker = run_workers._Worker.__new__(run_workers._Worker)
+    worker._pending = b""
+    worker.proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdout.write('{\"a\": 1}\\n{\"b\": 2}\\n{\"c\"')"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    worker.proc.wait()
+    assert worker.answers() == [{"a": 1}, {"b": 2}]
+    assert worker.answers() is None and worker._pending == b'{"c"'
