@@ -42,6 +42,7 @@ def _answers(provider):
 
 def _load(logdir, cache, monkeypatch, taken):
     monkeypatch.setattr(logdir_mod, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(run_workers, "MIN_BYTES", 1)
     real = run_workers.ParallelWatcher._take
     monkeypatch.setattr(run_workers.ParallelWatcher, "_take", lambda self, name, answer: (
         taken.append((name, answer)), real(self, name, answer))[1])
