@@ -1,9 +1,10 @@
 """Incremental, corruption-tolerant reading of one event file into batches for the run store.
 
 Each call to EventFileReader.read() picks up the bytes appended since the last call. Records
-are framed in bulk (framing.py), their data CRCs verified in batches per record length
-(crc_batch.py), scalar-only events parsed column-wise (fastscalar.py), and every other record
-parsed with the protobuf runtime. Both CRCs of every record are always verified. A bad record
+are framed in bulk (framing.py); a run of same-shaped records has every data CRC checked in one
+pass (run_check.py), other records and the runs that pass fails are checked in batches per
+record length (crc_batch.py); scalar-only events are parsed column-wise (fastscalar.py), and
+every other record with the protobuf runtime. Both CRCs of every record are always verified. A bad record
 is logged (file and offset), counted and skipped; reading goes on at the next good record. A
 half-written last record is left for the next call.
 
@@ -172,8 +173,9 @@ class EventFileReader:
                 else:
                     src = (arr, phase + HEADER, stride)
                     at = phase - start + HEADER
+                    dmask = vary[at:at + length] if checked else None
                     rows_left, rows_bad = self._fast_group(src, periods, length, orders, batch,
-                                                           phase, vary[at:at + length] if checked else None)
+                                                           phase, dmask)
                     for rows, sink in ((rows_left, slow), (rows_bad, bad)):
                         if len(rows):
                             sink.append((phase + stride * rows, np.full(len(rows), length, np.int64),

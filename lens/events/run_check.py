@@ -27,8 +27,7 @@ import google_crc32c
 import numpy as np
 
 from lens.events.crc_batch import combine, masked_crc, record_view, unmask
-
-HEADER = 12  # as framing.HEADER (framing imports this module's callers, not the reverse)
+from lens.events.framing import HEADER, OVERHEAD
 _BLOCK_BYTES = 1 << 19  # what one copy holds: about the L2 cache (measured best of 64 KB..2 MB)
 _ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -64,7 +63,7 @@ def check_run(arr, start, stride, periods, pattern):
 
     mask has the bits that differ between blocks at each offset of a block; ok is True when
     every record's data CRC is right (see the module docstring), False when some may not be."""
-    if len(pattern) == 0 or sum(pattern) + 16 * len(pattern) != stride:
+    if len(pattern) == 0 or sum(pattern) + OVERHEAD * len(pattern) != stride:
         raise ValueError("stride %d does not fit pattern %r" % (stride, pattern))
     rows_per_copy = max(8, (_BLOCK_BYTES // (8 * stride)) * 8)
     buf = np.empty(rows_per_copy * stride, np.uint8)
@@ -73,7 +72,7 @@ def check_run(arr, start, stride, periods, pattern):
     at = 0
     for length in pattern:
         crc_fields.append(at + HEADER + length)
-        at += length + 16
+        at += length + OVERHEAD
     ors = np.zeros(stride, np.uint64)
     ands = np.full(stride, _ALL_ONES)
     crc = 0
