@@ -202,26 +202,26 @@ class LogdirWatcher:
         errors: {run: {'count', 'skipped', 'first'}} for runs that met unexpected errors
         (count of errors, records or values lost to them, the first error's message)."""
         items = sorted(self._runs.items())  # one snapshot: a reload may add runs meanwhile
-        runs = [run for _, run in items]
-        readers = [r for run in runs for r in run.readers.values()]
-        errors = {}
-        for name, run in items:
-            merged = merge(run.failure_list())
-            if merged is not None:
-                errors[name] = merged
-        # Per run, so the page can show which runs are still arriving.
-        per_run = {}
+        errors, per_run = {}, {}  # per run, so the page can show which runs are still arriving
+        files = read = total = events = 0
+        # One pass per run (pages and loaders poll this while thousands of runs load).
         for name, run in items:
             mine = list(run.readers.values())
-            per_run[name] = {"files": len(mine), "bytes_read": sum(r.offset for r in mine),
-                             "bytes_total": sum(max(r.size, r.offset) for r in mine),
-                             "events": run.store.events}
-        return {"runs": len(runs), "files": len(readers),
-                "bytes_read": sum(r.offset for r in readers),
-                "bytes_total": sum(max(r.size, r.offset) for r in readers),
-                "events": sum(run.store.events for run in runs),
-                "done": self._passes > 0 and not self._loading, "errors": errors,
-                "per_run": per_run}
+            run_read = run_total = 0
+            failed = run.store.failures.count or run.failures.count
+            for r in mine:
+                run_read += r.offset
+                run_total += r.size if r.size > r.offset else r.offset
+                failed = failed or r.failures.count
+            if failed:
+                errors[name] = merge(run.failure_list())
+            per_run[name] = {"files": len(mine), "bytes_read": run_read,
+                             "bytes_total": run_total, "events": run.store.events}
+            files, read, total = files + len(mine), read + run_read, total + run_total
+            events += run.store.events
+        return {"runs": len(items), "files": files, "bytes_read": read, "bytes_total": total,
+                "events": events, "done": self._passes > 0 and not self._loading,
+                "errors": errors, "per_run": per_run}
 
     def problems(self):
         """Files that could not be read or held corrupt records."""
