@@ -28,7 +28,7 @@ from lens.events import colstore
 
 log = logging.getLogger("lens.events")
 
-FORMAT = 2  # 2: states name a file of ready scalar answers
+FORMAT = 3  # 2: states name a file of ready scalar answers; 3: chunks name their record batch
 _MAGIC = b"LENS-RUN-CACHE\n"
 _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
