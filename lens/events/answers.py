@@ -139,19 +139,24 @@ class Ref:
         return self.total, data.decode("ascii")
 
 
+def precompute(store):
+    """Make the PRECOMPUTED answers every series of `store` lacks (before its points move to
+    column files: read from RAM, not from a file just written)."""
+    for series in store.scalars.values():
+        for points in PRECOMPUTED:
+            if points not in series.answers and series.n:
+                answer(series, points)
+
+
 def save(folder, store, old_file=None):
     """Write the whole-range answers of every series of `store` (the PRECOMPUTED ones made
     now if missing) into one file in `folder`; returns (file name, {tag: {points: entry}}).
 
     When every answer already lives in `old_file`, nothing is written. Series memos then hold
     Refs (the texts leave RAM)."""
-    wanted = {}
-    for tag, series in store.scalars.items():
-        memo = series.answers
-        for points in PRECOMPUTED:
-            if points not in memo and series.n:
-                answer(series, points)
-        wanted[tag] = {k: v for k, v in memo.items() if k is not None}
+    precompute(store)
+    wanted = {tag: {k: v for k, v in series.answers.items() if k is not None}
+              for tag, series in store.scalars.items()}
     if old_file is not None and all(isinstance(v, Ref) and os.path.basename(v.path) == old_file
                                     for memo in wanted.values() for v in memo.values()):
         return old_file, {tag: {k: v.entry() for k, v in memo.items()}

@@ -28,7 +28,7 @@ from lens.events import colstore
 
 log = logging.getLogger("lens.events")
 
-FORMAT = 2  # 2: states name a file of ready scalar answers
+FORMAT = 3  # 2: states name a file of ready scalar answers; 3: chunks name their record batch
 _MAGIC = b"LENS-RUN-CACHE\n"
 _ALLOWED = {("numpy", "ndarray"), ("numpy", "dtype"), ("numpy._core.multiarray", "_reconstruct"),
             ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
@@ -79,11 +79,15 @@ Loader = _Loader  # for other cache-dir files written by pickle (spill.py)
 class CacheDir:
     """One logdir's cache directory (see the module docstring)."""
 
-    def __init__(self, root):
+    def __init__(self, root, board=True):
+        """board=False: a helper process of a board that holds the dir (run_workers.py); it
+        registers nothing and never sweeps."""
         self.root = os.path.abspath(os.fspath(root))
         self.error = None  # why the cache is not used (the page shows it), or None
         self.rebuilt = 0  # cache entries found unusable and rebuilt
         self._board = None  # boards/<pid>-<id>.lock, held exclusive while this board lives
+        if not board:
+            return
         try:
             os.makedirs(os.path.join(self.root, "runs"), exist_ok=True)
             os.makedirs(os.path.join(self.root, "boards"), exist_ok=True)
@@ -250,6 +254,11 @@ class CacheDir:
         """write(steps, walls, values) -> colstore.Chunk in the run's folder."""
         folder = self.folder(run)
         return lambda steps, walls, values: colstore.write_chunk(folder, steps, walls, values)
+
+    def chunks_writer(self, run):
+        """write([(steps, walls, values)]) -> [colstore.Chunk], one file per value type."""
+        folder = self.folder(run)
+        return lambda stretches: colstore.write_chunks(folder, stretches)
 
 
 class _Locked:

@@ -52,9 +52,9 @@ def _trim():
 class CachingWatcher(LogdirWatcher):
     """LogdirWatcher with run resets on shrink, an optional cache dir and memory cap."""
 
-    def __init__(self, logdir, samples, cache_dir=None, max_memory_mb=None):
+    def __init__(self, logdir, samples, cache_dir=None, max_memory_mb=None, board=True):
         super().__init__(logdir, samples)
-        self.cache = CacheDir(cache_dir) if cache_dir else None
+        self.cache = CacheDir(cache_dir, board) if cache_dir else None
         self.cap = int(max_memory_mb * (1 << 20)) if max_memory_mb else None
         self.chunk = None
         if self.cap:
@@ -103,6 +103,14 @@ class CachingWatcher(LogdirWatcher):
         super()._read_run(name)
         if self.cache is not None and self.cache.usable:
             self._save(name, run)
+
+    def note_looked(self, name):
+        """Run `name` is not to be resumed from the cache (nothing usable there)."""
+        self._looked.add(name)
+
+    def saved(self, name):
+        """True when run `name`'s state in the cache is what this watcher holds."""
+        return name in self._saved
 
     def damaged(self, name):
         """A column file of run `name` could not be read: read the run again on next reload."""
@@ -179,7 +187,7 @@ class CachingWatcher(LogdirWatcher):
         colstore.import_arrow()  # not under the store lock, where requests wait
         try:
             with self.lock:
-                store = store_state(run.store, self.cache.chunk_writer(name),
+                store = store_state(run.store, self.cache.chunks_writer(name),
                                     self.cache.folder(name))
         except OSError as exc:
             self.cache.fail("cannot write column files", exc)

@@ -11,6 +11,7 @@ process first reads the chunk.
 import os
 import uuid
 
+import google_crc32c
 import numpy as np
 
 from lens.events.summary import block_summary
@@ -35,8 +36,6 @@ def import_arrow():
 
 def _crc(path):
     """CRC-32C of a whole file, over a memory map (no copy into this process's memory)."""
-    import google_crc32c
-
     pa, _ = _arrow()
     try:
         with pa.memory_map(path) as source:
@@ -50,9 +49,10 @@ class Chunk:
     """One Arrow IPC file of a series: `n` points, values of `dtype`."""
 
     __slots__ = ("path", "n", "dtype", "size", "crc", "first_step", "last_step", "summary",
-                 "checked")
+                 "checked", "batch")
 
-    def __init__(self, path, n, dtype, size, crc, first_step, last_step, summary):
+    def __init__(self, path, n, dtype, size, crc, first_step, last_step, summary, batch=0):
+        self.batch = int(batch)  # which record batch of the file (one file may hold a run's series)
         self.path, self.n, self.dtype = path, int(n), np.dtype(dtype)
         self.size, self.crc = int(size), int(crc)
         self.first_step, self.last_step = int(first_step), int(last_step)
@@ -63,7 +63,7 @@ class Chunk:
         """What a cache state file keeps of the chunk (plain values only)."""
         return {"file": os.path.basename(self.path), "n": self.n, "dtype": self.dtype.str,
                 "size": self.size, "crc": self.crc, "first": self.first_step,
-                "last": self.last_step, "summary": self.summary}
+                "last": self.last_step, "summary": self.summary, "batch": self.batch}
 
     @classmethod
     def from_entry(cls, folder, entry, verify=False):
@@ -73,7 +73,7 @@ class Chunk:
         try:
             chunk = cls(os.path.join(folder, os.path.basename(str(entry["file"]))), entry["n"],
                         entry["dtype"], entry["size"], entry["crc"], entry["first"],
-                        entry["last"], entry["summary"])
+                        entry["last"], entry["summary"], entry.get("batch", 0))
             blocks = -(-chunk.n // 1024) if chunk.n else 0
             if not isinstance(chunk.summary, dict) or any(
                     not isinstance(chunk.summary.get(k), np.ndarray) or len(chunk.summary[k]) != blocks
@@ -109,8 +109,6 @@ class Chunk:
     def columns(self):
         """(steps, walls, values) as read-only NumPy views of the mapped file (its CRC is
         checked on the first read, over the same mapping: the file is read once)."""
-        import google_crc32c
-
         pa, ipc = _arrow()
         try:
             with pa.memory_map(self.path) as source:
@@ -123,10 +121,10 @@ class Chunk:
                     raise ChunkError("chunk %s fails its CRC-32C check" % self.path)
                 self.checked = True
             reader = ipc.open_file(whole)
-            if reader.num_record_batches != 1:
-                raise ChunkError("chunk %s holds %d batches, expected 1"
-                                 % (self.path, reader.num_record_batches))
-            batch = reader.get_batch(0)
+            if not 0 <= self.batch < reader.num_record_batches:
+                raise ChunkError("chunk %s holds %d batches, its entry names batch %d"
+                                 % (self.path, reader.num_record_batches, self.batch))
+            batch = reader.get_batch(self.batch)
         except (OSError, pa.ArrowException) as exc:
             raise ChunkError("chunk %s cannot be read (%s)" % (self.path, exc)) from None
         if batch.schema.names != list(_COLUMNS) or batch.num_rows != self.n:
@@ -139,16 +137,36 @@ class Chunk:
 
 def write_chunk(folder, steps, walls, values):
     """Write one chunk file into `folder` (atomically: temp file, then rename); returns it."""
+    return write_chunks(folder, [(steps, walls, values)])[0]
+
+
+def write_chunks(folder, stretches):
+    """Each (steps, walls, values) stretch as a record batch of one file in `folder` per value
+    type (a file costs more to create than to fill); returns a Chunk per stretch, in order."""
+    by_type = {}
+    for i, stretch in enumerate(stretches):
+        by_type.setdefault(np.dtype(stretch[2].dtype), []).append(i)
+    chunks = [None] * len(stretches)
+    for picked in by_type.values():
+        for i, chunk in zip(picked, _write_file(folder, [stretches[i] for i in picked])):
+            chunks[i] = chunk
+    return chunks
+
+
+def _write_file(folder, stretches):
+    """One Arrow IPC file of stretches sharing a value type (atomically); their Chunks."""
     pa, ipc = _arrow()
-    name = uuid.uuid4().hex + ".arrow"
-    path = os.path.join(folder, name)
-    table = pa.record_batch([pa.array(np.ascontiguousarray(steps, np.int64)),
-                             pa.array(np.ascontiguousarray(walls, np.float64)),
-                             pa.array(np.ascontiguousarray(values))], names=list(_COLUMNS))
+    path = os.path.join(folder, uuid.uuid4().hex + ".arrow")
+    batches = [pa.record_batch([pa.array(np.ascontiguousarray(steps, np.int64)),
+                                pa.array(np.ascontiguousarray(walls, np.float64)),
+                                pa.array(np.ascontiguousarray(values))], names=list(_COLUMNS))
+               for steps, walls, values in stretches]
     tmp = path + ".tmp"
     try:
-        with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
-            writer.write_batch(table)
+        # Streamed to the file: no copy of the whole file in this process's memory.
+        with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, batches[0].schema) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
         os.replace(tmp, path)
     except pa.ArrowException as exc:  # pyarrow's IO errors are not always OSErrors
         _remove(tmp)
@@ -156,11 +174,15 @@ def write_chunk(folder, steps, walls, values):
     except BaseException:
         _remove(tmp)
         raise
-    chunk = Chunk(path, len(steps), values.dtype, os.path.getsize(path), _crc(path),
-                  steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0,
-                  block_summary(values))
-    chunk.checked = True
-    return chunk
+    size, crc = os.path.getsize(path), _crc(path)
+    chunks = []
+    for i, (steps, _, values) in enumerate(stretches):
+        chunk = Chunk(path, len(steps), values.dtype, size, crc,
+                      steps[0] if len(steps) else 0, steps[-1] if len(steps) else 0,
+                      block_summary(values), batch=i)
+        chunk.checked = True
+        chunks.append(chunk)
+    return chunks
 
 
 def _remove(path):

@@ -37,6 +37,12 @@ def mask(crc):
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
+def unmask(masked):
+    """Invert mask (uint32 arrays)."""
+    rot = masked.astype(np.uint32, copy=False) - np.uint32(_MASK_DELTA)
+    return (rot << np.uint32(15)) | (rot >> np.uint32(17))
+
+
 def _one_byte_table():
     """lin(byte b) for every b: the classic reflected CRC-32C table."""
     table = np.arange(256, dtype=np.uint32)
@@ -73,6 +79,22 @@ def _zero_power(i):
                 last = _POWERS[-1]
                 _POWERS.append(_apply(last, last))
     return _POWERS[i]
+
+
+def shift(crc, nbytes):
+    """The CRC register `crc` (an int) after `nbytes` zero bytes, with no init or final xor."""
+    for i in range(int(nbytes).bit_length()):
+        if nbytes >> i & 1:
+            columns, value, crc = _zero_power(i).tolist(), crc, 0
+            for bit in range(32):
+                if value >> bit & 1:
+                    crc ^= columns[bit]
+    return crc
+
+
+def combine(crc_a, crc_b, len_b):
+    """CRC-32C of A + B from the CRC-32C of A, that of B, and B's length (zlib's crc32_combine)."""
+    return shift(crc_a, len_b) ^ crc_b
 
 
 @functools.lru_cache(maxsize=512)  # 1 KB each: <= 512 KB

@@ -17,6 +17,7 @@ import numpy as np
 from lens.events.crc_batch import record_view
 
 _MAX_TEMPLATES = 4
+_PERIOD_LOOKUP = 4096  # tags logged in turn: at most this many of them
 
 
 class ScalarPart:
@@ -194,8 +195,15 @@ def _steps(src, base, stride, count, step, rows):
     if step is None:
         return np.zeros(size, dtype=np.int64)
     off, width = step
-    if width == 1:
-        return _column(src, base, stride, count, off, np.uint8, rows).astype(np.int64)
+    if width <= 8:
+        # One little-endian word holds the whole varint (the data CRC follows the record, so
+        # the word stays inside it): byte k's 7 bits move down by k.
+        kind, dtype = ("<u4", np.uint32) if width <= 4 else ("<u8", np.uint64)
+        word = _column(src, base, stride, count, off, kind, rows).astype(dtype)
+        acc = word & dtype(0x7F)
+        for k in range(1, width):
+            acc |= (word >> dtype(k)) & dtype(0x7F << 7 * k)
+        return acc.astype(np.int64)
     acc = np.zeros(size, dtype=np.uint64)
     for k in range(width):
         byte = _column(src, base, stride, count, off + k, np.uint8, rows)
@@ -205,6 +213,8 @@ def _steps(src, base, stride, count, step, rows):
 
 def _tag_keys(src, base, stride, count, varying, rows):
     """One integer per record identifying its tag (its varying tag bytes packed)."""
+    if len(varying) == 1:  # the usual "metric_0", "metric_1", ...: the byte itself
+        return np.ascontiguousarray(_column(src, base, stride, count, varying[0], np.uint8, rows))
     if len(varying) <= 8:
         key = np.zeros(count if rows is None else len(rows), dtype=np.uint64)
         for k, j in enumerate(varying):
@@ -237,13 +247,16 @@ def _split_tags(src, base, stride, count, tag_off, tag_len, dmask, rows):
 
 
 def _periodic_firsts(key):
-    """[0..P-1] if key repeats with period P and its first P entries are distinct, else None."""
+    """[0..P-1] if key repeats with period P and its first P entries are distinct, else None.
+
+    P is looked for among the first _PERIOD_LOOKUP keys; a longer period is split as
+    irregular order is (_group_keys), into the same groups."""
     if len(key) < 2:
         return [0]
-    later = key[1:] == key[0]
-    period = int(np.argmax(later)) + 1
-    if not later[period - 1]:
+    repeats = np.flatnonzero(key[1:1 + _PERIOD_LOOKUP] == key[0])
+    if not len(repeats):
         return None
+    period = int(repeats[0]) + 1
     if len(set(key[:period].tolist())) != period or not np.array_equal(key[period:], key[:-period]):
         return None
     return list(range(period))
@@ -300,17 +313,32 @@ def parse_group(src, base, stride, count, length, dmask, order):
 def _emit(src, base, stride, count, tpl, dmask, rows, ref, order, parts, metadata):
     """Append the ScalarParts of the records `rows` (None = all) that share template tpl."""
     wall, step, slots = tpl
-    steps = _steps(src, base, stride, count, step, rows)
-    size = len(steps)
-    walls = (_column(src, base, stride, count, wall, "<f8", rows) if wall is not None
-             else np.zeros(size, dtype=np.float64))
-    orders = order if rows is None else order[rows]
+    shared = None  # steps, walls and orders of all the rows, made when a split needs them
     for tag_off, tag_len, val_off, dtype, tensor, meta in slots:
-        values = _column(src, base, stride, count, val_off, dtype, rows)
         for tag, sel in _split_tags(src, base, stride, count, tag_off, tag_len, dmask, rows):
             name = tag.decode("utf-8", "replace")
-            picked = _pick(orders, sel)
-            parts.append(ScalarPart(name, tensor, picked, _pick(steps, sel), _pick(walls, sel),
-                                    _pick(values, sel)))
+            if rows is None and isinstance(sel, slice):
+                # Tags taking turns: read each one's fields straight from the buffer, strided.
+                first, every = sel.start, sel.step
+                sub = (src, base + first * stride, stride * every, len(range(first, count, every)))
+                picked = order[sel].copy()
+                steps = _steps(*sub, step, None)
+                walls = (record_view(*sub, wall, "<f8").copy() if wall is not None
+                         else np.zeros(len(picked), dtype=np.float64))
+                values = record_view(*sub, val_off, dtype).copy()
+            else:
+                if shared is None:
+                    shared = _shared_columns(src, base, stride, count, wall, step, rows, order)
+                picked, steps, walls = (_pick(a, sel) for a in shared)
+                values = _pick(_column(src, base, stride, count, val_off, dtype, rows), sel)
+            parts.append(ScalarPart(name, tensor, picked, steps, walls, values))
             if meta is not None:
                 metadata.append((int(picked[0]), name, ref[meta[0]:meta[0] + meta[1]]))
+
+
+def _shared_columns(src, base, stride, count, wall, step, rows, order):
+    """(orders, steps, walls) of the records `rows` (None = all)."""
+    steps = _steps(src, base, stride, count, step, rows)
+    walls = (_column(src, base, stride, count, wall, "<f8", rows) if wall is not None
+             else np.zeros(len(steps), dtype=np.float64))
+    return (order if rows is None else order[rows]), steps, walls

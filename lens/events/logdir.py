@@ -123,27 +123,37 @@ class LogdirWatcher:
         found = self._discover()
         self._drop_deleted_runs(found)
         for name, (fs, paths) in found.items():
-            run = self._runs.get(name)
-            if run is None:
-                run = self._runs[name] = _Run(name, fs, self.samples)
-                with self.lock:
-                    self.stores[name] = run.store
-                    self.generation += 1
-            for path in sorted(paths):
-                if path not in run.readers:
-                    run.readers[path] = EventFileReader(path, fs)
+            self.add_run(name, fs, paths)
         pending = {name: sum(max(r.poll(), 0) for r in run.readers.values())
                    for name, run in self._runs.items()}
         big = [n for n in sorted(self._runs) if pending[n] >= PARALLEL_MIN_BYTES]
-        workers = min(len(big), os.cpu_count() or 1)
-        if workers >= 2:
-            # NumPy and file reads release the GIL, so runs load side by side in threads
-            # (measured: as fast as worker processes, without pickling the results back).
-            with ThreadPoolExecutor(workers, thread_name_prefix="lens-load") as pool:
-                list(pool.map(self._read_run, big))
+        done = self._read_big(big)
         for name in sorted(self._runs):
-            if name not in big or workers < 2:
+            if name not in done:
                 self._read_run(name)
+
+    def add_run(self, name, fs, paths):
+        """Run `name` (made when first seen), with a reader for each of `paths`."""
+        run = self._runs.get(name)
+        if run is None:
+            run = self._runs[name] = _Run(name, fs, self.samples)
+            with self.lock:
+                self.stores[name] = run.store
+                self.generation += 1
+        for path in sorted(paths):
+            if path not in run.readers:
+                run.readers[path] = EventFileReader(path, fs)
+        return run
+
+    def _read_big(self, big):
+        """Read the runs with much unread data side by side; returns the names read."""
+        workers = min(len(big), os.cpu_count() or 1)
+        if workers < 2:
+            return ()
+        # Large NumPy operations and file reads release the GIL: some overlap in threads.
+        with ThreadPoolExecutor(workers, thread_name_prefix="lens-load") as pool:
+            list(pool.map(self._read_run, big))
+        return big
 
     def _drop_deleted_runs(self, found):
         """Forget runs whose directory was deleted while serving (a deleted file keeps its data)."""
@@ -192,26 +202,26 @@ class LogdirWatcher:
         errors: {run: {'count', 'skipped', 'first'}} for runs that met unexpected errors
         (count of errors, records or values lost to them, the first error's message)."""
         items = sorted(self._runs.items())  # one snapshot: a reload may add runs meanwhile
-        runs = [run for _, run in items]
-        readers = [r for run in runs for r in run.readers.values()]
-        errors = {}
-        for name, run in items:
-            merged = merge(run.failure_list())
-            if merged is not None:
-                errors[name] = merged
-        # Per run, so the page can show which runs are still arriving.
-        per_run = {}
+        errors, per_run = {}, {}  # per run, so the page can show which runs are still arriving
+        files = read = total = events = 0
+        # One pass per run (pages and loaders poll this while thousands of runs load).
         for name, run in items:
             mine = list(run.readers.values())
-            per_run[name] = {"files": len(mine), "bytes_read": sum(r.offset for r in mine),
-                             "bytes_total": sum(max(r.size, r.offset) for r in mine),
-                             "events": run.store.events}
-        return {"runs": len(runs), "files": len(readers),
-                "bytes_read": sum(r.offset for r in readers),
-                "bytes_total": sum(max(r.size, r.offset) for r in readers),
-                "events": sum(run.store.events for run in runs),
-                "done": self._passes > 0 and not self._loading, "errors": errors,
-                "per_run": per_run}
+            run_read = run_total = 0
+            failed = run.store.failures.count or run.failures.count
+            for r in mine:
+                run_read += r.offset
+                run_total += r.size if r.size > r.offset else r.offset
+                failed = failed or r.failures.count
+            if failed:
+                errors[name] = merge(run.failure_list())
+            per_run[name] = {"files": len(mine), "bytes_read": run_read,
+                             "bytes_total": run_total, "events": run.store.events}
+            files, read, total = files + len(mine), read + run_read, total + run_total
+            events += run.store.events
+        return {"runs": len(items), "files": files, "bytes_read": read, "bytes_total": total,
+                "events": events, "done": self._passes > 0 and not self._loading,
+                "errors": errors, "per_run": per_run}
 
     def problems(self):
         """Files that could not be read or held corrupt records."""

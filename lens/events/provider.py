@@ -9,11 +9,11 @@ import logging
 import threading
 
 from lens.events import answers, values as V
-from lens.events.cached_logdir import CachingWatcher
 from lens.events.colstore import ChunkError
 from lens.events.logdir import parse_samples
 from lens.events.payload import resolve
 from lens.events.plugin_data import PluginDataMixin
+from lens.events.run_workers import ParallelWatcher
 from lens.events.scalar_text import rows_json
 from lens.events.spill import load_items
 
@@ -49,7 +49,7 @@ class DataProvider(PluginDataMixin):
                              % (max_memory_mb,))
         self.reload_interval = float(reload_interval)
         self.logdir = logdir
-        self._watcher = CachingWatcher(logdir, parse_samples(samples_per_plugin), cache_dir,
+        self._watcher = ParallelWatcher(logdir, parse_samples(samples_per_plugin), cache_dir,
                                        max_memory_mb)
         self._lock = self._watcher.lock
         self._thread = None

@@ -1,9 +1,10 @@
 """Incremental, corruption-tolerant reading of one event file into batches for the run store.
 
 Each call to EventFileReader.read() picks up the bytes appended since the last call. Records
-are framed in bulk (framing.py), their data CRCs verified in batches per record length
-(crc_batch.py), scalar-only events parsed column-wise (fastscalar.py), and every other record
-parsed with the protobuf runtime. Both CRCs of every record are always verified. A bad record
+are framed in bulk (framing.py); a run of same-shaped records has every data CRC checked in one
+pass (run_check.py), other records and the runs that pass fails are checked in batches per
+record length (crc_batch.py); scalar-only events are parsed column-wise (fastscalar.py), and
+every other record with the protobuf runtime. Both CRCs of every record are always verified. A bad record
 is logged (file and offset), counted and skipped; reading goes on at the next good record. A
 half-written last record is left for the next call.
 
@@ -22,6 +23,7 @@ from lens.events.failures import Failures
 from lens.events.framing import HEADER, OVERHEAD, frame
 from lens.events.fsio import local_fs
 from lens.events.payload import REF_MIN
+from lens.events.run_check import check_run
 
 log = logging.getLogger("lens.events")
 
@@ -158,6 +160,9 @@ class EventFileReader:
                 order += count
                 continue
             _, start, stride, periods, pattern = seg
+            # The whole run in one pass: its varying bits, and every data CRC checked at once.
+            vary, checked = (check_run(arr, start, stride, periods, pattern)
+                             if periods >= _MIN_BATCH else (None, False))
             phase = start
             for k, length in enumerate(pattern):
                 # Every record of one phase of a run is evenly spaced: a ready-made group.
@@ -167,8 +172,10 @@ class EventFileReader:
                     loose.append((offs, np.full(periods, length, np.int64), orders))
                 else:
                     src = (arr, phase + HEADER, stride)
+                    at = phase - start + HEADER
+                    dmask = vary[at:at + length] if checked else None
                     rows_left, rows_bad = self._fast_group(src, periods, length, orders, batch,
-                                                           phase)
+                                                           phase, dmask)
                     for rows, sink in ((rows_left, slow), (rows_bad, bad)):
                         if len(rows):
                             sink.append((phase + stride * rows, np.full(len(rows), length, np.int64),
@@ -194,11 +201,11 @@ class EventFileReader:
         batch.records = frames.count - bad_count
         return batch
 
-    def _fast_group(self, src, count, length, orders, batch, first_offset):
+    def _fast_group(self, src, count, length, orders, batch, first_offset, checked=None):
         """_fast_group, or after an unexpected error every row left for the slow path."""
         kept = len(batch.scalars), len(batch.metadata)
         try:
-            return _fast_group(src, count, length, orders, batch)
+            return _fast_group(src, count, length, orders, batch, checked)
         except Exception as exc:
             del batch.scalars[kept[0]:], batch.metadata[kept[1]:]  # nothing half-parsed stays
             self.failures.note("fast decoding failed", "fast decoding of %d records of %d bytes "
@@ -253,10 +260,14 @@ def _gather(arr, data_offs, length):
     return rows.reshape(-1), 0, length + 4
 
 
-def _fast_group(src, count, length, order, batch):
+def _fast_group(src, count, length, order, batch, checked=None):
     """Check CRCs and fast-parse `count` records of `length` bytes found at
-    src = (buffer, base, stride); returns (leftover rows, bad rows)."""
+    src = (buffer, base, stride); returns (leftover rows, bad rows).
+
+    checked: the records' diff mask when run_check found every CRC right (none is checked again)."""
     buf, base, stride = src
+    if checked is not None:
+        return _parse(src, count, length, order, batch, checked)
     stored = record_view(buf, base + length, stride, count, 0, "<u4")
     dmask = diff_mask(buf, base, stride, count, length)
     good = mask(batch_crc(buf, base, stride, count, length, dmask=dmask)) == stored
@@ -276,6 +287,12 @@ def _fast_group(src, count, length, order, batch):
         sub = _gather(buf, base + stride * keep, length)
         leftover, _ = _fast_group(sub, len(keep), length, order[keep], batch)
         return keep[leftover], badrows
+    return _parse(src, count, length, order, batch, dmask)
+
+
+def _parse(src, count, length, order, batch, dmask):
+    """Fast-parse records whose CRCs were checked; returns (leftover rows, no bad rows)."""
+    buf, base, stride = src
     parts, metadata, leftover = fastscalar.parse_group(buf, base, stride, count, length,
                                                        dmask, order)
     batch.scalars.extend(parts)

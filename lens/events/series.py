@@ -143,14 +143,24 @@ class ScalarSeries:
         """Move the RAM points to disk with write_chunk(steps, walls, values) -> Chunk.
 
         Past max_chunks chunks, everything is rewritten as one (reads stay one mapping)."""
+        stretch = self.to_spill(max_chunks)
+        if stretch is not None:
+            self.spilled(write_chunk(*stretch))
+
+    def to_spill(self, max_chunks=8):
+        """(steps, walls, values) that spill() writes, or None when no point is in RAM."""
         if not self._m:
-            return
+            return None
         if len(self._chunks) >= max_chunks:
-            steps, walls, values = self.arrays()
-            self._chunks = [write_chunk(steps, walls, values)]
+            return self.arrays()
+        return tuple(a[:self._m] for a in (self._steps, self._walls, self._values))
+
+    def spilled(self, chunk, max_chunks=8):
+        """The points to_spill() gave are in `chunk` now: drop them from RAM."""
+        if len(self._chunks) >= max_chunks:
+            self._chunks = [chunk]
         else:
-            self._chunks.append(write_chunk(*(a[:self._m] for a in
-                                              (self._steps, self._walls, self._values))))
+            self._chunks.append(chunk)
         self._disk = sum(c.n for c in self._chunks)
         vdtype = np.float64 if self._values.dtype == np.float64 else np.float32
         self._steps, self._walls = np.zeros(0, np.int64), np.zeros(0, np.float64)

@@ -62,13 +62,19 @@ def resume_reader(reader, state):
     return True
 
 
-def store_state(store, write_chunk, folder=None):
-    """The RunStore as plain values; its scalar points are spilled to chunks first, and with
-    a folder its series' ready answers are written to an answers file there."""
-    scalars = {}
-    for tag, series in store.scalars.items():
-        series.spill(write_chunk)
-        scalars[tag] = {"simple": series.simple, "chunks": [c.entry() for c in series.chunks()]}
+def store_state(store, write_chunks, folder=None):
+    """The RunStore as plain values; its scalar points are spilled to chunks first (one
+    write_chunks([(steps, walls, values)]) call for all series), and with a folder its
+    series' ready answers are written to an answers file there."""
+    if folder is not None:
+        answers.precompute(store)
+    moving = [(series, series.to_spill()) for series in store.scalars.values()]
+    moving = [(series, stretch) for series, stretch in moving if stretch is not None]
+    if moving:
+        for (series, _), chunk in zip(moving, write_chunks([s for _, s in moving])):
+            series.spilled(chunk)
+    scalars = {tag: {"simple": series.simple, "chunks": [c.entry() for c in series.chunks()]}
+               for tag, series in store.scalars.items()}
     saved = None
     if folder is not None:
         name, entries = answers.save(folder, store, store.answers_file)

@@ -16,6 +16,29 @@ MIN_POINTS = 1 << 18  # below this many points in range, reading them all is as 
 
 def block_summary(values, block=BLOCK):
     """{'min', 'min_at', 'max', 'max_at', 'nan_at'} arrays, one entry per block (-1: none)."""
+    whole = len(values) // block
+    head = np.asarray(values[:whole * block]).reshape(whole, block)
+    if whole == 0 or np.isnan(head.min(axis=1)).any():
+        return _summary_with_nans(values, block)
+    # No NaN in the whole blocks (the usual series): argmin/argmax are the first index of the
+    # extreme, what the general path finds; only the last, partial block takes that path.
+    at = np.arange(whole, dtype=np.int64) * block
+    low, high = head.argmin(axis=1), head.argmax(axis=1)
+    rows = np.arange(whole)
+    out = {"nan_at": np.full(whole, -1, np.int64),
+           "min": head[rows, low].astype(np.float64), "min_at": at + low,
+           "max": head[rows, high].astype(np.float64), "max_at": at + high}
+    if whole * block < len(values):
+        tail = _summary_with_nans(values[whole * block:], block)
+        for key, column in tail.items():
+            if key.endswith("_at"):
+                column = np.where(column >= 0, column + whole * block, -1)
+            out[key] = np.concatenate([out[key], column])
+    return out
+
+
+def _summary_with_nans(values, block):
+    """block_summary for any values (NaN padding, NaN left out of each block's extremes)."""
     n = len(values)
     blocks = -(-n // block)
     grid = np.full(blocks * block, np.nan)  # NaN padding: ignored like any NaN

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from lens.events.provider import DataProvider
 from lens.events.series import downsample
-from lens.events.summary import MIN_POINTS, block_summary, downsample_summarized
+from lens.events.summary import (MIN_POINTS, _summary_with_nans, block_summary,
+                                  downsample_summarized)
 from bench.loading_data import fast_scalar_file
 
 _SPECIAL = [np.nan, np.inf, -np.inf, 0.0, 1.0, -1.0]
@@ -90,3 +91,17 @@ def test_the_provider_serves_a_long_cached_series_from_its_summary(tmp_path):
     for kw in ({"max_points": 1000}, {"max_points": 37, "step_range": (first + 1000, first + n - 2000)}):
         got, want = cached.scalars("r", "x", **kw), plain.scalars("r", "x", **kw)
         assert all(np.array_equal(g, w) for g, w in zip(got, want)) and len(got[0]) > 30
+
+
+@settings(max_examples=80, deadline=None)
+@given(_series(), st.sampled_from([2, 4, 16]), st.booleans())
+def test_block_summary_of_series_without_nans_is_the_general_one(series, block, drop_nans):
+    """The argmin/argmax path for whole blocks without NaN gives the general path's fields."""
+    _, values = series
+    if drop_nans:
+        values = values[~np.isnan(values)]
+    fast, general = block_summary(values, block), _summary_with_nans(values, block)
+    assert fast.keys() == general.keys()
+    for key in fast:
+        assert fast[key].dtype == general[key].dtype, key
+        np.testing.assert_array_equal(fast[key], general[key], err_msg=key)
