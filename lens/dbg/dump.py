@@ -134,7 +134,7 @@ class DumpWriter:
         self._dirs = set()
         self._dir_fds = {}  # folder relative to dump_root -> open directory fd (this run)
         self._limit = disk_bytes_limit()
-        self._queued = False  # files handed to the writer thread since the last wait()
+        self._pending = False  # files handed to the writer thread since the last wait()
         self._error = None  # the first error the writer thread met (raised by wait())
         os.makedirs(dump_root, exist_ok=True)
 
@@ -149,7 +149,7 @@ class DumpWriter:
         path = os.path.join(self.dump_root, folder, name)
         _reserve(len(data), path, self._limit)
         if self.queued:
-            self._queued = True
+            self._pending = True
             dump_queue.submit(self._later, (self._replace, (folder, name, path, data)))
         else:
             self._replace(folder, name, path, data)
@@ -239,7 +239,7 @@ class DumpWriter:
     def create_later(self, folder, name, parts, nbytes, done=None):
         """create() on the writer thread; `done` (an acquired Lock) is released once the file
         is written. `parts` must not change until then."""
-        self._queued = True
+        self._pending = True
         dump_queue.submit(self._later, (self.create, (folder, name, parts, nbytes)), done)
 
     def _later(self, write, args):
@@ -254,8 +254,8 @@ class DumpWriter:
     def wait(self):
         """Return once every file handed to the writer thread is written; raise the first
         error it met."""
-        if self._queued:
-            self._queued = False
+        if self._pending:
+            self._pending = False
             dump_queue.marker().acquire()
         if self._error is not None:
             error, self._error = self._error, None
